@@ -1,0 +1,176 @@
+#include "dispatch.cuh"
+#include "device_math.cuh"
+#include "elementwise.h"
+
+namespace sdpa {
+namespace {
+
+using device::from_float;
+using device::global_thread_index;
+using device::grid_stride;
+using device::to_float;
+
+template <typename T>
+__global__ void scale_kernel(const T* in, T* out, int64_t n, float factor) {
+  for (int64_t i = global_thread_index(); i < n; i += grid_stride())
+    out[i] = from_float<T>(to_float(in[i]) * factor);
+}
+
+template <typename T>
+__global__ void masked_fill_kernel(T* data, const bool* mask, int64_t n, int64_t mask_elems,
+                                   float value) {
+  const T fill = from_float<T>(value);
+  for (int64_t i = global_thread_index(); i < n; i += grid_stride())
+    if (mask[i % mask_elems]) data[i] = fill;
+}
+
+template <typename From, typename To>
+__global__ void cast_kernel(const From* in, To* out, int64_t n) {
+  for (int64_t i = global_thread_index(); i < n; i += grid_stride())
+    out[i] = from_float<To>(to_float(in[i]));
+}
+
+template <typename T>
+__global__ void fill_kernel(T* out, int64_t n, T value) {
+  for (int64_t i = global_thread_index(); i < n; i += grid_stride()) out[i] = value;
+}
+
+__global__ void add_mask_kernel(float* data, const float* mask, int64_t n, int64_t mask_elems) {
+  for (int64_t i = global_thread_index(); i < n; i += grid_stride()) data[i] += mask[i % mask_elems];
+}
+
+__global__ void equal_kernel(const float* in, bool* out, int64_t n, const float* value_device) {
+  const float value = *value_device;
+  for (int64_t i = global_thread_index(); i < n; i += grid_stride()) out[i] = in[i] == value;
+}
+
+__global__ void where_rows_kernel(const bool* row_cond, const float* if_true_device,
+                                  const float* if_false, float* out, int64_t rows, int64_t cols) {
+  const int64_t n = rows * cols;
+  const float if_true = *if_true_device;
+  for (int64_t i = global_thread_index(); i < n; i += grid_stride())
+    out[i] = row_cond[i / cols] ? if_true : if_false[i];
+}
+
+__global__ void tril_kernel(const bool* in, bool* out, int64_t rows, int64_t cols) {
+  const int64_t n = rows * cols;
+  for (int64_t i = global_thread_index(); i < n; i += grid_stride())
+    out[i] = (i % cols) <= (i / cols) ? in[i] : false;
+}
+
+__global__ void logical_not_kernel(const bool* in, bool* out, int64_t n) {
+  for (int64_t i = global_thread_index(); i < n; i += grid_stride()) out[i] = !in[i];
+}
+
+__global__ void where_scalar_kernel(const bool* cond, float* out, int64_t n, float if_true,
+                                    const float* if_false_device) {
+  const float if_false = *if_false_device;
+  for (int64_t i = global_thread_index(); i < n; i += grid_stride())
+    out[i] = cond[i] ? if_true : if_false;
+}
+
+__global__ void causal_mask_kernel(bool* masked, int64_t rows, int64_t cols) {
+  const int64_t n = rows * cols;
+  for (int64_t i = global_thread_index(); i < n; i += grid_stride())
+    masked[i] = (i % cols) > (i / cols);
+}
+
+}  // namespace
+
+#define SDPA_ELEMENTWISE(kernel, n) kernel<<<elementwise_grid(n), kElementwiseBlock, 0, s>>>
+
+cudaError_t launch_scale(DType t, const void* in, void* out, int64_t n, float factor,
+                         cudaStream_t s) {
+  dispatch_dtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    SDPA_ELEMENTWISE(scale_kernel<T>, n)(static_cast<const T*>(in), static_cast<T*>(out), n, factor);
+  });
+  return cudaGetLastError();
+}
+
+cudaError_t launch_masked_fill(DType t, void* data, const bool* mask, int64_t n,
+                               int64_t mask_elems, float value, cudaStream_t s) {
+  dispatch_dtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    SDPA_ELEMENTWISE(masked_fill_kernel<T>, n)(static_cast<T*>(data), mask, n, mask_elems, value);
+  });
+  return cudaGetLastError();
+}
+
+cudaError_t launch_cast_to_float(DType t, const void* in, float* out, int64_t n, cudaStream_t s) {
+  dispatch_dtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    SDPA_ELEMENTWISE((cast_kernel<T, float>), n)(static_cast<const T*>(in), out, n);
+  });
+  return cudaGetLastError();
+}
+
+cudaError_t launch_cast_from_float(DType t, const float* in, void* out, int64_t n,
+                                   cudaStream_t s) {
+  dispatch_dtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    SDPA_ELEMENTWISE((cast_kernel<float, T>), n)(in, static_cast<T*>(out), n);
+  });
+  return cudaGetLastError();
+}
+
+cudaError_t launch_scale_float(const float* in, float* out, int64_t n, float factor,
+                               cudaStream_t s) {
+  SDPA_ELEMENTWISE(scale_kernel<float>, n)(in, out, n, factor);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_fill_float(float* out, int64_t n, float value, cudaStream_t s) {
+  SDPA_ELEMENTWISE(fill_kernel<float>, n)(out, n, value);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_add_mask_float(float* data, const float* mask, int64_t n, int64_t mask_elems,
+                                  cudaStream_t s) {
+  SDPA_ELEMENTWISE(add_mask_kernel, n)(data, mask, n, mask_elems);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_equal_float(const float* in, bool* out, int64_t n, const float* value_device,
+                               cudaStream_t s) {
+  SDPA_ELEMENTWISE(equal_kernel, n)(in, out, n, value_device);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_where_rows_float(const bool* row_cond, const float* if_true_device,
+                                    const float* if_false, float* out, int64_t rows, int64_t cols,
+                                    cudaStream_t s) {
+  SDPA_ELEMENTWISE(where_rows_kernel, rows * cols)(row_cond, if_true_device, if_false, out, rows, cols);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_fill_bool(bool* out, int64_t n, bool value, cudaStream_t s) {
+  SDPA_ELEMENTWISE(fill_kernel<bool>, n)(out, n, value);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_tril_bool(const bool* in, bool* out, int64_t rows, int64_t cols,
+                             cudaStream_t s) {
+  SDPA_ELEMENTWISE(tril_kernel, rows * cols)(in, out, rows, cols);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_logical_not(const bool* in, bool* out, int64_t n, cudaStream_t s) {
+  SDPA_ELEMENTWISE(logical_not_kernel, n)(in, out, n);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_where_scalar_float(const bool* cond, float* out, int64_t n, float if_true,
+                                      const float* if_false_device, cudaStream_t s) {
+  SDPA_ELEMENTWISE(where_scalar_kernel, n)(cond, out, n, if_true, if_false_device);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_causal_mask(bool* masked, int64_t rows, int64_t cols, cudaStream_t s) {
+  SDPA_ELEMENTWISE(causal_mask_kernel, rows * cols)(masked, rows, cols);
+  return cudaGetLastError();
+}
+
+#undef SDPA_ELEMENTWISE
+
+}  // namespace sdpa

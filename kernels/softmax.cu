@@ -1,0 +1,76 @@
+#include <cmath>
+
+#include "device_math.cuh"
+#include "dispatch.cuh"
+#include "softmax.h"
+
+namespace sdpa {
+namespace {
+
+using device::block_reduce;
+using device::from_float;
+using device::to_float;
+using device::warp_max;
+using device::warp_sum;
+
+constexpr int kRowBlock = 256;
+
+// One block per row; three passes (max, sum, write) read the row from L1/L2 after the first.
+template <typename T>
+__global__ void __launch_bounds__(kRowBlock) softmax_rows_kernel(const T* in, T* out, int64_t cols) {
+  __shared__ float scratch[32];
+  const int64_t row = blockIdx.x;
+  const T* x = in + row * cols;
+  T* y = out + row * cols;
+
+  float local_max = -INFINITY;
+  for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) local_max = fmaxf(local_max, to_float(x[c]));
+  const float row_max = block_reduce(local_max, scratch, [](float v) { return warp_max(v); });
+
+  float local_sum = 0.f;
+  for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) local_sum += __expf(to_float(x[c]) - row_max);
+  const float inv_sum = 1.f / block_reduce(local_sum, scratch, [](float v) { return warp_sum(v); });
+
+  for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
+    y[c] = from_float<T>(__expf(to_float(x[c]) - row_max) * inv_sum);
+}
+
+__global__ void __launch_bounds__(kRowBlock) all_rows_kernel(const bool* in, bool* out, int64_t cols) {
+  const int64_t row = blockIdx.x;
+  const bool* x = in + row * cols;
+  int all_true = 1;
+  for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) all_true &= x[c] ? 1 : 0;
+  all_true = __syncthreads_and(all_true);
+  if (threadIdx.x == 0) out[row] = all_true != 0;
+}
+
+// Small rows waste most of a 256-thread block; 32 threads still cover them.
+int row_block_for(int64_t cols) { return cols <= 256 ? 32 : kRowBlock; }
+
+template <typename T>
+cudaError_t launch_softmax(const T* in, T* out, int64_t rows, int64_t cols, cudaStream_t s) {
+  if (rows > 0) softmax_rows_kernel<T><<<static_cast<unsigned>(rows), row_block_for(cols), 0, s>>>(in, out, cols);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t launch_softmax_rows(DType t, const void* in, void* out, int64_t rows, int64_t cols,
+                                cudaStream_t s) {
+  return dispatch_dtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return launch_softmax(static_cast<const T*>(in), static_cast<T*>(out), rows, cols, s);
+  });
+}
+
+cudaError_t launch_softmax_rows_float(const float* in, float* out, int64_t rows, int64_t cols,
+                                      cudaStream_t s) {
+  return launch_softmax(in, out, rows, cols, s);
+}
+
+cudaError_t launch_all_rows(const bool* in, bool* out, int64_t rows, int64_t cols, cudaStream_t s) {
+  if (rows > 0) all_rows_kernel<<<static_cast<unsigned>(rows), row_block_for(cols), 0, s>>>(in, out, cols);
+  return cudaGetLastError();
+}
+
+}  // namespace sdpa

@@ -1,0 +1,124 @@
+#include "backends/math.h"
+
+#include <cmath>
+
+#include "check.h"
+#include "cublas_handle.h"
+#include "device_buffer.h"
+#include "elementwise.h"
+#include "softmax.h"
+#include "backends/unfused_limits.h"
+
+namespace sdpa {
+namespace {
+
+std::size_t floats(int64_t n) { return static_cast<std::size_t>(n) * sizeof(float); }
+
+// The structure of at::_scaled_dot_product_attention_math with 16-bit inputs: upcast to fp32,
+// scale q and k by sqrt(scale) each, rebuild the causal mask on every call (ones, tril,
+// logical_not, where into an additive float mask), fp32 GEMMs with TF32 off, _safe_softmax
+// (softmax, eq(-inf), all, where), then downcast. One-element "scalar tensors" are filled on
+// the device as PyTorch's at::scalar_tensor does.
+class MathBackend final : public Backend {
+ public:
+  void prepare(const Problem& problem, cudaStream_t) override {
+    p_ = problem;
+    q32_ = DeviceBuffer(floats(p_.q_elements()));
+    k32_ = DeviceBuffer(floats(p_.kv_elements()));
+    v32_ = DeviceBuffer(floats(p_.kv_elements()));
+    out32_ = DeviceBuffer(floats(p_.q_elements()));
+    scores_ = DeviceBuffer(floats(p_.score_elements()));
+    probs_ = DeviceBuffer(floats(p_.score_elements()));
+    is_neg_inf_ = DeviceBuffer(static_cast<std::size_t>(p_.score_elements()));
+    row_all_masked_ = DeviceBuffer(static_cast<std::size_t>(p_.batch * p_.heads * p_.seq_q));
+    scalars_ = DeviceBuffer(floats(3));
+    if (p_.causal) {
+      const auto mask_elems = static_cast<std::size_t>(p_.seq_q * p_.seq_kv);
+      ones_ = DeviceBuffer(mask_elems);
+      keep_ = DeviceBuffer(mask_elems);
+      hide_ = DeviceBuffer(mask_elems);
+      additive_mask_ = DeviceBuffer(floats(p_.seq_q * p_.seq_kv));
+    }
+  }
+
+  void run(const AttentionTensors& t, cudaStream_t s) override {
+    const int64_t nq = p_.q_elements();
+    const int64_t nkv = p_.kv_elements();
+    const int64_t n = p_.score_elements();
+    const int64_t rows = p_.batch * p_.heads * p_.seq_q;
+    const float sqrt_scale = static_cast<float>(std::sqrt(p_.softmax_scale()));
+    float* zero = scalars_.as<float>();
+    float* neg_inf = zero + 1;
+    float* mask_zero = zero + 2;
+
+    SDPA_CHECK_CUDA(launch_cast_to_float(p_.dtype, t.q, q32_.as<float>(), nq, s));
+    SDPA_CHECK_CUDA(launch_cast_to_float(p_.dtype, t.k, k32_.as<float>(), nkv, s));
+    SDPA_CHECK_CUDA(launch_cast_to_float(p_.dtype, t.v, v32_.as<float>(), nkv, s));
+    SDPA_CHECK_CUDA(launch_scale_float(q32_.as<float>(), q32_.as<float>(), nq, sqrt_scale, s));
+    SDPA_CHECK_CUDA(launch_scale_float(k32_.as<float>(), k32_.as<float>(), nkv, sqrt_scale, s));
+    if (p_.causal) build_additive_mask(mask_zero, s);
+
+    gemm_scores(cublas_.get(), GemmPrecision::fp32_simt, p_, q32_.get(), k32_.get(), scores_.get(), s);
+    if (p_.causal)
+      SDPA_CHECK_CUDA(launch_add_mask_float(scores_.as<float>(), additive_mask_.as<float>(), n,
+                                            p_.seq_q * p_.seq_kv, s));
+
+    // _safe_softmax: rows that are entirely -inf give zeros instead of NaN.
+    SDPA_CHECK_CUDA(launch_softmax_rows_float(scores_.as<float>(), probs_.as<float>(), rows, p_.seq_kv, s));
+    SDPA_CHECK_CUDA(launch_fill_float(neg_inf, 1, -INFINITY, s));
+    SDPA_CHECK_CUDA(launch_equal_float(scores_.as<float>(), is_neg_inf_.as<bool>(), n, neg_inf, s));
+    SDPA_CHECK_CUDA(launch_all_rows(is_neg_inf_.as<bool>(), row_all_masked_.as<bool>(), rows, p_.seq_kv, s));
+    SDPA_CHECK_CUDA(launch_fill_float(zero, 1, 0.f, s));
+    SDPA_CHECK_CUDA(launch_where_rows_float(row_all_masked_.as<bool>(), zero, probs_.as<float>(),
+                                            scores_.as<float>(), rows, p_.seq_kv, s));
+
+    gemm_values(cublas_.get(), GemmPrecision::fp32_simt, p_, scores_.get(), v32_.get(), out32_.get(), s);
+    SDPA_CHECK_CUDA(launch_cast_from_float(p_.dtype, out32_.as<float>(), t.o, nq, s));
+  }
+
+ private:
+  // attn_mask = ones(L, S, bool).tril(); where(attn_mask.logical_not(), -inf, scalar_tensor(0))
+  void build_additive_mask(float* mask_zero, cudaStream_t s) {
+    const int64_t m = p_.seq_q * p_.seq_kv;
+    SDPA_CHECK_CUDA(launch_fill_bool(ones_.as<bool>(), m, true, s));
+    SDPA_CHECK_CUDA(launch_tril_bool(ones_.as<bool>(), keep_.as<bool>(), p_.seq_q, p_.seq_kv, s));
+    SDPA_CHECK_CUDA(launch_logical_not(keep_.as<bool>(), hide_.as<bool>(), m, s));
+    SDPA_CHECK_CUDA(launch_fill_float(mask_zero, 1, 0.f, s));
+    SDPA_CHECK_CUDA(launch_where_scalar_float(hide_.as<bool>(), additive_mask_.as<float>(), m,
+                                              -INFINITY, mask_zero, s));
+  }
+
+  Problem p_;
+  CublasHandle cublas_;
+  DeviceBuffer q32_, k32_, v32_, out32_;
+  DeviceBuffer scores_, probs_, is_neg_inf_, row_all_masked_, scalars_;
+  DeviceBuffer ones_, keep_, hide_, additive_mask_;
+};
+
+std::size_t math_workspace(const Problem& p) {
+  const auto n = static_cast<std::size_t>(p.score_elements());
+  const auto mask = static_cast<std::size_t>(p.seq_q * p.seq_kv);
+  return floats(2 * p.q_elements() + 2 * p.kv_elements()) + n * (2 * sizeof(float) + 1) +
+         static_cast<std::size_t>(p.batch * p.heads * p.seq_q) + floats(3) +
+         (p.causal ? mask * (3 + sizeof(float)) : 0);
+}
+
+}  // namespace
+
+const BackendEntry& math_backend_entry() {
+  static const BackendEntry entry{
+      .name = "math",
+      .summary = "PyTorch's math path: fp32 upcast, mask rebuilt per call, fp32 SIMT GEMMs, "
+                 "safe softmax",
+      .dtypes = "bf16, fp16",
+      .head_dims = "any",
+      .archs = "sm_80+",
+      .not_built_reason = "",
+      .unsupported = unfused_unsupported,
+      .workspace_bytes = math_workspace,
+      .create = [] { return std::unique_ptr<Backend>(new MathBackend()); },
+  };
+  return entry;
+}
+
+}  // namespace sdpa

@@ -1,0 +1,104 @@
+#include "backends/naive.h"
+
+#include <cmath>
+
+#include "check.h"
+#include "cublas_handle.h"
+#include "device_buffer.h"
+#include "elementwise.h"
+#include "softmax.h"
+#include "backends/unfused_limits.h"
+
+namespace sdpa {
+namespace {
+
+enum class MaskedFill { out_of_place, in_place };
+
+// Q K^T -> * scale -> masked_fill(-inf) -> softmax -> P V, as
+// `softmax((q @ k.transpose(-2, -1) * scale).masked_fill(mask, -inf)) @ v` runs in PyTorch.
+class NaiveBackend final : public Backend {
+ public:
+  explicit NaiveBackend(MaskedFill fill) : fill_(fill) {}
+
+  void prepare(const Problem& problem, cudaStream_t stream) override {
+    p_ = problem;
+    const std::size_t score_bytes = static_cast<std::size_t>(p_.score_elements()) * dtype_bytes(p_.dtype);
+    scores_ = DeviceBuffer(score_bytes);
+    scaled_ = DeviceBuffer(score_bytes);
+    if (p_.causal) {
+      // The mask is an input the caller built once, as a model would: not part of the forward.
+      mask_ = DeviceBuffer(static_cast<std::size_t>(p_.seq_q * p_.seq_kv));
+      SDPA_CHECK_CUDA(launch_causal_mask(mask_.as<bool>(), p_.seq_q, p_.seq_kv, stream));
+    }
+  }
+
+  void run(const AttentionTensors& t, cudaStream_t stream) override {
+    const int64_t n = p_.score_elements();
+    gemm_scores(cublas_.get(), GemmPrecision::tensor_core_16bit, p_, t.q, t.k, scores_.get(), stream);
+    SDPA_CHECK_CUDA(launch_scale(p_.dtype, scores_.get(), scaled_.get(), n,
+                                 static_cast<float>(p_.softmax_scale()), stream));
+    void* probs_in = scaled_.get();
+    if (p_.causal) {
+      if (fill_ == MaskedFill::out_of_place) {
+        // Tensor.masked_fill (no underscore) clones its input before filling the clone.
+        SDPA_CHECK_CUDA(cudaMemcpyAsync(scores_.get(), scaled_.get(), scaled_.bytes(),
+                                        cudaMemcpyDeviceToDevice, stream));
+        probs_in = scores_.get();
+      }
+      SDPA_CHECK_CUDA(launch_masked_fill(p_.dtype, probs_in, mask_.as<bool>(), n,
+                                         p_.seq_q * p_.seq_kv, -INFINITY, stream));
+    }
+    void* probs = probs_in == scores_.get() ? scaled_.get() : scores_.get();
+    SDPA_CHECK_CUDA(launch_softmax_rows(p_.dtype, probs_in, probs, p_.batch * p_.heads * p_.seq_q,
+                                        p_.seq_kv, stream));
+    gemm_values(cublas_.get(), GemmPrecision::tensor_core_16bit, p_, probs, t.v, t.o, stream);
+  }
+
+ private:
+  MaskedFill fill_;
+  Problem p_;
+  CublasHandle cublas_;
+  DeviceBuffer scores_;
+  DeviceBuffer scaled_;
+  DeviceBuffer mask_;
+};
+
+std::size_t naive_workspace(const Problem& p) {
+  const std::size_t mask = p.causal ? static_cast<std::size_t>(p.seq_q * p.seq_kv) : 0;
+  return 2 * static_cast<std::size_t>(p.score_elements()) * dtype_bytes(p.dtype) + mask;
+}
+
+}  // namespace
+
+const BackendEntry& naive_backend_entry() {
+  static const BackendEntry entry{
+      .name = "naive",
+      .summary = "unfused: 16-bit GEMMs on tensor cores, scale, out-of-place masked fill "
+                 "(copy + fill), softmax",
+      .dtypes = "bf16, fp16",
+      .head_dims = "any",
+      .archs = "sm_80+",
+      .not_built_reason = "",
+      .unsupported = unfused_unsupported,
+      .workspace_bytes = naive_workspace,
+      .create = [] { return std::unique_ptr<Backend>(new NaiveBackend(MaskedFill::out_of_place)); },
+  };
+  return entry;
+}
+
+const BackendEntry& naive_inplace_backend_entry() {
+  static const BackendEntry entry{
+      .name = "naive-inplace",
+      .summary = "as naive, with an in-place masked fill (no copy of the scores)",
+      .dtypes = "bf16, fp16",
+      .head_dims = "any",
+      .archs = "sm_80+",
+      .not_built_reason = "",
+      .unsupported = unfused_unsupported,
+      .workspace_bytes = naive_workspace,
+      .create = [] { return std::unique_ptr<Backend>(new NaiveBackend(MaskedFill::in_place)); },
+  };
+  return entry;
+}
+
+}  // namespace sdpa

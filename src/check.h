@@ -1,0 +1,43 @@
+// One family of check macros: every CUDA-library call is wrapped, and a failure throws
+// ApiError carrying file, line, the call's text and the library's own message.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+namespace sdpa {
+
+class ApiError : public std::runtime_error {
+ public:
+  ApiError(const char* api, const char* call, const char* file, int line, const std::string& msg);
+};
+
+[[noreturn]] void throw_api_error(const char* api, const char* call, const char* file, int line,
+                                  const std::string& message);
+
+const char* cublas_status_text(cublasStatus_t status);
+
+}  // namespace sdpa
+
+#define SDPA_CHECK_CUDA(call)                                                            \
+  do {                                                                                   \
+    const cudaError_t sdpa_err_ = (call);                                                \
+    if (sdpa_err_ != cudaSuccess)                                                        \
+      ::sdpa::throw_api_error("CUDA", #call, __FILE__, __LINE__,                         \
+                              std::string(cudaGetErrorName(sdpa_err_)) + ": " +          \
+                                  cudaGetErrorString(sdpa_err_));                        \
+  } while (0)
+
+// After a kernel launch: catches bad launch configurations at the call site.
+#define SDPA_CHECK_LAUNCH() SDPA_CHECK_CUDA(cudaGetLastError())
+
+#define SDPA_CHECK_CUBLAS(call)                                                          \
+  do {                                                                                   \
+    const cublasStatus_t sdpa_st_ = (call);                                              \
+    if (sdpa_st_ != CUBLAS_STATUS_SUCCESS)                                               \
+      ::sdpa::throw_api_error("cuBLAS", #call, __FILE__, __LINE__,                       \
+                              ::sdpa::cublas_status_text(sdpa_st_));                     \
+  } while (0)

@@ -1,0 +1,124 @@
+#include "commands.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <ostream>
+#include <random>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "atomic_file.h"
+#include "backend.h"
+#include "report.h"
+#include "runner.h"
+#include "version.h"
+
+namespace sdpa {
+namespace {
+
+std::vector<const BackendEntry*> resolve_backends(const std::vector<std::string>& names) {
+  std::vector<const BackendEntry*> out;
+  const auto add = [&](const BackendEntry* e) {
+    if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+  };
+  for (const std::string& name : names) {
+    if (name == "all") {
+      for (const BackendEntry& e : backend_registry())
+        if (e.built()) add(&e);
+      continue;
+    }
+    const BackendEntry* e = find_backend(name);
+    if (e == nullptr) {
+      std::string known;
+      for (const BackendEntry& b : backend_registry()) known += std::string(known.empty() ? "" : ", ") + std::string(b.name);
+      throw InputError(fmt::format("unknown backend \"{}\" (known: {}, all)", name, known));
+    }
+    add(e);
+  }
+  if (out.empty()) throw InputError("no backend to run");
+  return out;
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  return ::gethostname(name, sizeof(name) - 1) == 0 ? name : "";
+}
+
+std::string gib(std::size_t bytes) { return fmt::format("{:.2f} GiB", bytes / 1073741824.0); }
+
+void print_dry_run(const SweepPlan& plan, std::ostream& out) {
+  out << fmt::format("{:<14} {:<26} {:<5} {:<6} {:>12}  {}\n", "backend", "shape", "dtype", "causal",
+                     "memory", "note");
+  for (const Problem& p : plan.problems)
+    for (const BackendEntry* e : plan.backends)
+      out << fmt::format("{:<14} {:<26} {:<5} {:<6} {:>12}  {}\n", e->name, p.shape_label(),
+                         dtype_name(p.dtype), p.causal ? "yes" : "no",
+                         gib(predicted_case_bytes(p, *e)),
+                         e->built() ? "" : fmt::format("not built: {}", e->not_built_reason));
+}
+
+}  // namespace
+
+int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
+  SweepPlan plan{expand_problems(o.config), resolve_backends(o.config.backends)};
+  if (!o.json_path.empty()) check_writable(o.json_path);
+  if (o.dry_run) {
+    print_dry_run(plan, out);
+    return kExitOk;
+  }
+
+  RunReport report;
+  std::string error;
+  DeviceInfo device;
+  if (!query_device(o.device, device, error)) {
+    progress << "sdpa-prof: " << error << "\n";
+    return kExitNoGpu;
+  }
+  report.config = o.config;
+  report.environment = Environment{kToolVersion, kGitSha, o.command_line, host_name(), utc_now_iso8601(),
+                                   o.config.seed ? *o.config.seed : std::random_device{}(), device};
+  progress << fmt::format("{} ({} SMs, {}), driver {}, CUDA runtime {}, seed {}\n", device.name,
+                          device.sm_count, gib(device.total_memory), version_text(device.driver_version),
+                          version_text(device.runtime_version), report.environment.seed);
+
+  std::size_t done = 0;
+  const std::size_t total = plan.problems.size() * plan.backends.size();
+  report.cases = run_sweep(plan, device, report.environment.seed, o.config.warmup, o.config.samples,
+                           [&](const CaseResult& c) {
+                             progress << fmt::format("[{}/{}] {} {} {}: {}{}\n", ++done, total, c.backend,
+                                                     c.problem.shape_label(), dtype_name(c.problem.dtype),
+                                                     status_name(c.status),
+                                                     c.timing ? fmt::format(" {:.3f} ms", c.timing->median_ms) : "");
+                           });
+
+  out << format_table(report);
+  if (!o.json_path.empty()) {
+    write_file_atomically(o.json_path, report_to_json(report).dump(2) + "\n");
+    progress << "wrote " << o.json_path << "\n";
+  }
+  return report.any_failed() ? kExitCaseFailed : kExitOk;
+}
+
+int list_command(std::ostream& out) {
+  out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {}\n", "backend", "built", "dtypes", "head dims",
+                     "archs", "what it is");
+  for (const BackendEntry& e : backend_registry())
+    out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {}{}\n", e.name, e.built() ? "yes" : "no",
+                       e.dtypes, e.head_dims, e.archs, e.summary,
+                       e.built() ? "" : fmt::format(" [not built: {}]", e.not_built_reason));
+  return kExitOk;
+}
+
+}  // namespace sdpa

@@ -1,0 +1,80 @@
+#include "device_info.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include "check.h"
+#ifdef SDPA_HAVE_CUDNN
+#include <cudnn.h>
+#endif
+
+namespace sdpa {
+namespace {
+
+std::string format_uuid(const cudaUUID_t& uuid) {
+  std::string s = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+    s += fmt::format("{:02x}", static_cast<unsigned char>(uuid.bytes[i]));
+  }
+  return s;
+}
+
+}  // namespace
+
+bool query_device(int ordinal, DeviceInfo& info, std::string& error) {
+  int count = 0;
+  if (const cudaError_t err = cudaGetDeviceCount(&count); err != cudaSuccess || count == 0) {
+    error = err == cudaSuccess
+                ? "no CUDA GPU is visible (check CUDA_VISIBLE_DEVICES and nvidia-smi)"
+                : fmt::format("no usable CUDA GPU: {} ({}); is the NVIDIA driver installed and loaded?",
+                              cudaGetErrorString(err), cudaGetErrorName(err));
+    return false;
+  }
+  if (ordinal < 0 || ordinal >= count) {
+    error = fmt::format("GPU {} does not exist: {} visible", ordinal, count);
+    return false;
+  }
+  cudaDeviceProp prop{};
+  if (const cudaError_t err = cudaGetDeviceProperties(&prop, ordinal); err != cudaSuccess) {
+    error = fmt::format("cannot read GPU {} properties: {}", ordinal, cudaGetErrorString(err));
+    return false;
+  }
+  if (prop.major < 8) {
+    error = fmt::format("{} is sm_{}{}; sdpa-prof needs sm_80 or newer", prop.name, prop.major, prop.minor);
+    return false;
+  }
+  SDPA_CHECK_CUDA(cudaSetDevice(ordinal));
+  info.ordinal = ordinal;
+  info.name = prop.name;
+  info.uuid = format_uuid(prop.uuid);
+  info.cc_major = prop.major;
+  info.cc_minor = prop.minor;
+  info.sm_count = prop.multiProcessorCount;
+  info.total_memory = prop.totalGlobalMem;
+  info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
+  info.shared_per_block_optin = prop.sharedMemPerBlockOptin;
+  SDPA_CHECK_CUDA(cudaDriverGetVersion(&info.driver_version));
+  SDPA_CHECK_CUDA(cudaRuntimeGetVersion(&info.runtime_version));
+  cublasHandle_t handle = nullptr;
+  SDPA_CHECK_CUBLAS(cublasCreate(&handle));
+  const cublasStatus_t st = cublasGetVersion(handle, &info.cublas_version);
+  cublasDestroy(handle);
+  SDPA_CHECK_CUBLAS(st);
+#ifdef SDPA_HAVE_CUDNN
+  info.cudnn_version = cudnnGetVersion();
+#endif
+  return true;
+}
+
+std::size_t free_device_memory() {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  SDPA_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes;
+}
+
+std::string version_text(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+
+}  // namespace sdpa

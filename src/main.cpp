@@ -1,0 +1,21 @@
+#include <iostream>
+
+#include "check.h"
+#include "cli.h"
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  using namespace sdpa;
+  try {
+    const CliParse parsed = parse_cli(argc, argv);
+    if (parsed.exit_code) return *parsed.exit_code;
+    if (parsed.options.command == Command::list) return list_command(std::cout);
+    return run_command(parsed.options, std::cout, std::cerr);
+  } catch (const InputError& e) {
+    std::cerr << "sdpa-prof: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const ApiError& e) {
+    std::cerr << "sdpa-prof: " << e.what() << "\n";
+    return kExitCaseFailed;
+  }
+}

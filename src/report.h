@@ -1,0 +1,18 @@
+// Printers over the one result model.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "result.h"
+
+namespace sdpa {
+
+// Aligned terminal table: one row per case, speed relative to the fastest backend per problem.
+std::string format_table(const RunReport& report);
+
+nlohmann::json report_to_json(const RunReport& report);
+// Reads what report_to_json wrote; throws InputError naming what is missing or wrong.
+RunReport report_from_json(const nlohmann::json& j);
+
+}  // namespace sdpa

@@ -1,0 +1,171 @@
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "config.h"
+#include "report.h"
+
+namespace sdpa {
+namespace {
+
+using nlohmann::json;
+
+json device_to_json(const DeviceInfo& d) {
+  return json{{"name", d.name},
+              {"uuid", d.uuid},
+              {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
+              {"sm_count", d.sm_count},
+              {"memory_bytes", d.total_memory},
+              {"l2_bytes", d.l2_bytes},
+              {"shared_per_block_optin_bytes", d.shared_per_block_optin},
+              {"driver_version", version_text(d.driver_version)},
+              {"cuda_runtime_version", version_text(d.runtime_version)},
+              {"cublas_version", d.cublas_version},
+              {"cudnn_version", d.cudnn_version == 0 ? json(nullptr) : json(d.cudnn_version)}};
+}
+
+DeviceInfo device_from_json(const json& j) {
+  DeviceInfo d;
+  d.name = j.at("name").get<std::string>();
+  d.uuid = j.value("uuid", "");
+  const std::string cc = j.at("compute_capability").get<std::string>();
+  if (std::sscanf(cc.c_str(), "%d.%d", &d.cc_major, &d.cc_minor) != 2)
+    throw std::invalid_argument("compute_capability is not MAJOR.MINOR");
+  d.sm_count = j.at("sm_count").get<int>();
+  d.total_memory = j.at("memory_bytes").get<std::size_t>();
+  d.l2_bytes = j.value("l2_bytes", std::size_t{0});
+  d.shared_per_block_optin = j.value("shared_per_block_optin_bytes", std::size_t{0});
+  const auto parse_version = [](const std::string& text) {
+    int major = 0;
+    int minor = 0;
+    std::sscanf(text.c_str(), "%d.%d", &major, &minor);
+    return major * 1000 + minor * 10;
+  };
+  d.driver_version = parse_version(j.at("driver_version").get<std::string>());
+  d.runtime_version = parse_version(j.at("cuda_runtime_version").get<std::string>());
+  d.cublas_version = j.value("cublas_version", 0);
+  d.cudnn_version = j.at("cudnn_version").is_null() ? 0 : j.at("cudnn_version").get<std::size_t>();
+  return d;
+}
+
+json problem_to_json(const Problem& p) {
+  return json{{"batch", p.batch},       {"heads", p.heads},   {"kv_heads", p.kv_heads},
+              {"seq_q", p.seq_q},       {"seq_kv", p.seq_kv}, {"head_dim", p.head_dim},
+              {"dtype", dtype_name(p.dtype)}, {"causal", p.causal},
+              {"scale", p.softmax_scale()},   {"flops", p.flops()}, {"min_bytes", p.min_bytes()}};
+}
+
+Problem problem_from_json(const json& j) {
+  Problem p;
+  p.batch = j.at("batch").get<int64_t>();
+  p.heads = j.at("heads").get<int64_t>();
+  p.kv_heads = j.at("kv_heads").get<int64_t>();
+  p.seq_q = j.at("seq_q").get<int64_t>();
+  p.seq_kv = j.at("seq_kv").get<int64_t>();
+  p.head_dim = j.at("head_dim").get<int64_t>();
+  if (!parse_dtype(j.at("dtype").get<std::string>(), p.dtype)) throw std::invalid_argument("unknown dtype");
+  p.causal = j.at("causal").get<bool>();
+  p.scale = j.at("scale").get<double>();
+  return p;
+}
+
+json case_to_json(const CaseResult& c) {
+  json j{{"backend", c.backend},
+         {"problem", problem_to_json(c.problem)},
+         {"status", status_name(c.status)},
+         {"predicted_bytes", c.predicted_bytes}};
+  if (!c.reason.empty()) j["reason"] = c.reason;
+  if (c.verification) {
+    const Verification& v = *c.verification;
+    j["verification"] = {{"passed", v.passed},
+                         {"rel_l2_error", v.rel_l2_error},
+                         {"max_abs_error", v.max_abs_error},
+                         {"non_finite", v.non_finite},
+                         {"rel_l2_tolerance", v.rel_l2_tolerance},
+                         {"max_abs_tolerance", v.max_abs_tolerance}};
+  }
+  if (c.timing) {
+    const TimingStats& t = *c.timing;
+    j["timing"] = {{"warmup", t.warmup}, {"samples", t.samples}, {"median_ms", t.median_ms},
+                   {"min_ms", t.min_ms}, {"max_ms", t.max_ms}};
+    j["tflops"] = c.tflops();
+  }
+  return j;
+}
+
+CaseStatus status_from_text(const std::string& s) {
+  if (s == "ok") return CaseStatus::ok;
+  if (s == "skipped") return CaseStatus::skipped;
+  if (s == "failed") return CaseStatus::failed;
+  throw std::invalid_argument("unknown status \"" + s + "\"");
+}
+
+CaseResult case_from_json(const json& j) {
+  CaseResult c;
+  c.backend = j.at("backend").get<std::string>();
+  c.problem = problem_from_json(j.at("problem"));
+  c.status = status_from_text(j.at("status").get<std::string>());
+  c.reason = j.value("reason", "");
+  c.predicted_bytes = j.value("predicted_bytes", std::size_t{0});
+  if (j.contains("verification")) {
+    const json& v = j["verification"];
+    c.verification = Verification{v.at("rel_l2_error").get<double>(),
+                                  v.at("max_abs_error").get<double>(),
+                                  v.at("non_finite").get<uint64_t>(),
+                                  v.at("rel_l2_tolerance").get<double>(),
+                                  v.at("max_abs_tolerance").get<double>(),
+                                  v.at("passed").get<bool>()};
+  }
+  if (j.contains("timing")) {
+    const json& t = j["timing"];
+    c.timing = TimingStats{t.at("warmup").get<int>(), t.at("samples").get<int>(),
+                           t.at("median_ms").get<double>(), t.at("min_ms").get<double>(),
+                           t.at("max_ms").get<double>()};
+  }
+  return c;
+}
+
+}  // namespace
+
+json report_to_json(const RunReport& r) {
+  const Environment& e = r.environment;
+  json env{{"tool_version", e.tool_version}, {"git_sha", e.git_sha},
+           {"command_line", e.command_line}, {"hostname", e.hostname},
+           {"started_at", e.started_at},     {"seed", e.seed}};
+  env["device"] = e.device ? device_to_json(*e.device) : json(nullptr);
+  json cases = json::array();
+  for (const CaseResult& c : r.cases) cases.push_back(case_to_json(c));
+  return json{{"schema", "sdpa-prof/result"},
+              {"schema_version", kResultSchemaVersion},
+              {"flop_count", kFlopCountConvention},
+              {"environment", env},
+              {"config", config_to_json(r.config)},
+              {"cases", cases}};
+}
+
+RunReport report_from_json(const json& j) {
+  try {
+    if (j.value("schema", "") != "sdpa-prof/result") throw std::invalid_argument("not an sdpa-prof result (no \"schema\": \"sdpa-prof/result\")");
+    const int version = j.at("schema_version").get<int>();
+    if (version > kResultSchemaVersion)
+      throw std::invalid_argument(fmt::format("schema version {} is newer than this tool reads ({})",
+                                              version, kResultSchemaVersion));
+    RunReport r;
+    const json& env = j.at("environment");
+    r.environment.tool_version = env.at("tool_version").get<std::string>();
+    r.environment.git_sha = env.at("git_sha").get<std::string>();
+    r.environment.command_line = env.at("command_line").get<std::string>();
+    r.environment.hostname = env.value("hostname", "");
+    r.environment.started_at = env.value("started_at", "");
+    r.environment.seed = env.value("seed", uint64_t{0});
+    if (!env.at("device").is_null()) r.environment.device = device_from_json(env["device"]);
+    r.config = parse_config(j.at("config").dump(), "the result's config");
+    for (const json& c : j.at("cases")) r.cases.push_back(case_from_json(c));
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("malformed sdpa-prof result: {}", e.what()));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(fmt::format("malformed sdpa-prof result: {}", e.what()));
+  }
+}
+
+}  // namespace sdpa

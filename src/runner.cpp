@@ -1,0 +1,164 @@
+#include "runner.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "check.h"
+#include "device_buffer.h"
+#include "random_fill.h"
+#include "reference.h"
+#include "timing.h"
+#include "verify.h"
+
+namespace sdpa {
+namespace {
+
+constexpr int64_t kReferenceScratchFloats = int64_t{64} << 20;  // 256 MB
+
+AttentionShape shape_of(const Problem& p) {
+  return AttentionShape{p.batch,  p.heads,   p.kv_heads, p.seq_q, p.seq_kv, p.head_dim,
+                        p.causal, static_cast<float>(p.softmax_scale())};
+}
+
+int64_t reference_scratch_floats(const Problem& p) {
+  return std::min(kReferenceScratchFloats, p.batch * p.heads * p.seq_q * p.seq_kv);
+}
+
+std::size_t bytes_of(int64_t elements, std::size_t element_bytes) {
+  return static_cast<std::size_t>(elements) * element_bytes;
+}
+
+// Inputs, output and reference of one problem, shared by every backend that runs it.
+struct ProblemData {
+  explicit ProblemData(const Problem& p)
+      : q(bytes_of(p.q_elements(), dtype_bytes(p.dtype))),
+        k(bytes_of(p.kv_elements(), dtype_bytes(p.dtype))),
+        v(bytes_of(p.kv_elements(), dtype_bytes(p.dtype))),
+        o(bytes_of(p.q_elements(), dtype_bytes(p.dtype))),
+        reference(bytes_of(p.q_elements(), sizeof(float))),
+        scratch(bytes_of(reference_scratch_floats(p), sizeof(float))),
+        sums(sizeof(ErrorSums)) {}
+
+  DeviceBuffer q, k, v, o, reference, scratch, sums;
+};
+
+std::string format_bytes(std::size_t bytes) { return fmt::format("{:.2f} GiB", bytes / 1073741824.0); }
+
+CaseResult run_case(const BackendEntry& entry, const Problem& p, const DeviceInfo& device,
+                    ProblemData& data, cudaStream_t stream, int warmup, int samples) {
+  CaseResult r;
+  r.backend = std::string(entry.name);
+  r.problem = p;
+  if (!entry.built()) {
+    r.reason = fmt::format("not built: {}", entry.not_built_reason);
+    return r;
+  }
+  r.predicted_bytes = predicted_case_bytes(p, entry);
+  if (auto why = entry.unsupported(p, device)) {
+    r.reason = *why;
+    return r;
+  }
+  const std::size_t workspace = entry.workspace_bytes(p);
+  if (const std::size_t free_bytes = free_device_memory(); workspace > free_bytes) {
+    r.reason = fmt::format("needs {} bytes ({}) of workspace, {} free", workspace,
+                           format_bytes(workspace), format_bytes(free_bytes));
+    return r;
+  }
+
+  const std::unique_ptr<Backend> backend = entry.create();
+  backend->prepare(p, stream);
+  const AttentionTensors tensors{data.q.get(), data.k.get(), data.v.get(), data.o.get()};
+
+  SDPA_CHECK_CUDA(launch_poison(p.dtype, data.o.get(), p.q_elements(), stream));
+  backend->run(tensors, stream);
+  SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
+  r.verification = verify_output(p.dtype, data.o.get(), data.reference.as<float>(), p.q_elements(),
+                                 data.sums.as<ErrorSums>(), stream);
+  if (!r.verification->passed) {
+    r.status = CaseStatus::failed;
+    r.reason = fmt::format("verification failed: rel L2 {:.2e} (tolerance {:.1e}), max abs {:.2e} "
+                           "(tolerance {:.2e}), {} non-finite outputs",
+                           r.verification->rel_l2_error, r.verification->rel_l2_tolerance,
+                           r.verification->max_abs_error, r.verification->max_abs_tolerance,
+                           r.verification->non_finite);
+    return r;
+  }
+  r.timing = time_forward([&](cudaStream_t s) { backend->run(tensors, s); }, stream, warmup, samples);
+  r.status = CaseStatus::ok;
+  return r;
+}
+
+}  // namespace
+
+std::size_t shared_case_bytes(const Problem& p) {
+  const std::size_t elem = dtype_bytes(p.dtype);
+  return bytes_of(2 * p.q_elements(), elem) + bytes_of(2 * p.kv_elements(), elem) +
+         bytes_of(p.q_elements(), sizeof(float)) +
+         bytes_of(reference_scratch_floats(p), sizeof(float)) + sizeof(ErrorSums);
+}
+
+std::size_t predicted_case_bytes(const Problem& p, const BackendEntry& backend) {
+  return shared_case_bytes(p) + (backend.built() ? backend.workspace_bytes(p) : 0);
+}
+
+std::vector<CaseResult> run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed,
+                                  int warmup, int samples, const CaseCallback& on_case) {
+  std::vector<CaseResult> results;
+  CudaStream stream;
+  uint64_t problem_index = 0;
+  for (const Problem& p : plan.problems) {
+    ++problem_index;
+    const auto skip_all = [&](const std::string& reason) {
+      for (const BackendEntry* entry : plan.backends) {
+        CaseResult r;
+        r.backend = std::string(entry->name);
+        r.problem = p;
+        r.predicted_bytes = predicted_case_bytes(p, *entry);
+        r.reason = reason;
+        on_case(r);
+        results.push_back(std::move(r));
+      }
+    };
+    const std::size_t shared = shared_case_bytes(p);
+    if (const std::size_t free_bytes = free_device_memory(); shared > free_bytes) {
+      skip_all(fmt::format("needs {} bytes ({}) for inputs and reference, {} free", shared,
+                           format_bytes(shared), format_bytes(free_bytes)));
+      continue;
+    }
+    if (p.head_dim > 256) {
+      skip_all("the reference handles head dims up to 256");
+      continue;
+    }
+
+    ProblemData data(p);
+    // Fresh inputs per problem: the seed and the problem's index select the stream.
+    SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.q.get(), p.q_elements(), seed, 3 * problem_index, stream.get()));
+    SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.k.get(), p.kv_elements(), seed, 3 * problem_index + 1, stream.get()));
+    SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.v.get(), p.kv_elements(), seed, 3 * problem_index + 2, stream.get()));
+    SDPA_CHECK_CUDA(launch_reference_attention(p.dtype, shape_of(p), data.q.get(), data.k.get(),
+                                               data.v.get(), data.reference.as<float>(),
+                                               data.scratch.as<float>(), reference_scratch_floats(p),
+                                               stream.get()));
+    SDPA_CHECK_CUDA(cudaStreamSynchronize(stream.get()));
+
+    for (const BackendEntry* entry : plan.backends) {
+      CaseResult r;
+      try {
+        r = run_case(*entry, p, device, data, stream.get(), warmup, samples);
+      } catch (const ApiError& e) {
+        r.backend = std::string(entry->name);
+        r.problem = p;
+        r.predicted_bytes = predicted_case_bytes(p, *entry);
+        r.status = CaseStatus::failed;
+        r.reason = e.what();
+        SDPA_CHECK_CUDA(cudaStreamSynchronize(stream.get()));  // a sticky error ends the sweep here
+      }
+      on_case(r);
+      results.push_back(std::move(r));
+    }
+  }
+  return results;
+}
+
+}  // namespace sdpa

@@ -1,0 +1,31 @@
+// Runs a sweep: per problem, fresh random inputs and one reference; per backend, prepare,
+// verify against the reference, then time. Every case ends ok, skipped or failed with a reason.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "backend.h"
+#include "result.h"
+
+namespace sdpa {
+
+// Device memory a problem needs whatever the backend: Q, K, V, O, the reference output and
+// the reference's scratch.
+std::size_t shared_case_bytes(const Problem& problem);
+// The whole need of one case, predicted before it runs.
+std::size_t predicted_case_bytes(const Problem& problem, const BackendEntry& backend);
+
+struct SweepPlan {
+  std::vector<Problem> problems;
+  std::vector<const BackendEntry*> backends;
+};
+
+// Called after each case with its result, for progress output.
+using CaseCallback = std::function<void(const CaseResult&)>;
+
+std::vector<CaseResult> run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed,
+                                  int warmup, int samples, const CaseCallback& on_case);
+
+}  // namespace sdpa
