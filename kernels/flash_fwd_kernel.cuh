@@ -1,0 +1,385 @@
+// FlashAttention-2 forward for sm_80 and newer: one CTA per kBlockM query rows of one
+// (batch, head); each warp owns kWarpRows rows. K and V tiles stream through swizzled shared
+// memory with cp.async, two stages each; S = Q K^T and O += P V run on mma.sync m16n8k16 with
+// ldmatrix operands and fp32 accumulators; the online softmax stays in registers and P is
+// converted in registers into the A operand of the second MMA.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "attention_shape.h"
+#include "dispatch.cuh"
+#include "flash_traits.cuh"
+
+namespace sdpa::flash {
+
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16-byte global -> shared copy; `valid == false` writes zeros and reads nothing.
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+// c += a * b for one m16n8k16 tile with fp32 accumulators.
+template <typename T>
+__device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
+                                          uint32_t b1) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+// Two floats as one register of two 16-bit values, the lower column in the low half.
+template <typename T>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&v);
+  } else {
+    const __half2 v = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&v);
+  }
+}
+
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// Byte offsets of the 16-byte chunks 2j + hi (j = 0..3) of a swizzled row whose phase is `lr`
+// (row % 8): chunk c lives at (c ^ lr) * 16. Chunks 8 and above add 128 bytes per 8 chunks.
+__device__ __forceinline__ void swizzled_pair_offsets(uint32_t (&off)[4], int hi, int lr) {
+#pragma unroll
+  for (int j = 0; j < 4; ++j) off[j] = static_cast<uint32_t>(((2 * j + hi) ^ lr) * 16);
+}
+
+template <typename Traits, typename T>
+__global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
+    flash_fwd_kernel(AttentionShape p, const T* __restrict__ q, const T* __restrict__ k,
+                     const T* __restrict__ v, T* __restrict__ o) {
+  constexpr int D = Traits::kHeadDim;
+  constexpr int kBlockM = Traits::kBlockM;
+  constexpr int kBlockN = Traits::kBlockN;
+  constexpr int kMTiles = Traits::kMTiles;
+  constexpr int kRowBytes = Traits::kRowBytes;
+
+  extern __shared__ __align__(128) unsigned char smem[];
+
+  // Heaviest causal blocks first: the grid runs them before the light ones.
+  const int m_block = static_cast<int>(gridDim.x - 1 - blockIdx.x);
+  const int head = static_cast<int>(blockIdx.y);
+  const int batch = static_cast<int>(blockIdx.z);
+  const int seq_q = static_cast<int>(p.seq_q);
+  const int seq_kv = static_cast<int>(p.seq_kv);
+  const int64_t kv_head = head / (p.heads / p.kv_heads);
+  const float scale_log2 = p.scale * 1.4426950408889634f;
+
+  const int m0 = m_block * kBlockM;
+  const int64_t q_offset = ((batch * p.heads + head) * p.seq_q + m0) * D;
+  const T* q_tile = q + q_offset;
+  T* o_tile = o + q_offset;
+  const T* k_head = k + (batch * p.kv_heads + kv_head) * p.seq_kv * D;
+  const T* v_head = v + (batch * p.kv_heads + kv_head) * p.seq_kv * D;
+
+  const int kv_end = p.causal ? min(seq_kv, m0 + kBlockM) : seq_kv;
+  const int n_blocks = (kv_end + kBlockN - 1) / kBlockN;
+
+  const uint32_t s_q = shared_address(smem);
+  const uint32_t s_k = s_q + Traits::kQBytes;
+  const uint32_t s_v = s_k + 2 * Traits::kTileBytes;
+
+  // cp.async: consecutive threads copy consecutive 16-byte chunks of a row.
+  const int tid = static_cast<int>(threadIdx.x);
+  const int ld_row = tid / Traits::kChunksPerRow;
+  const int ld_chunk = tid % Traits::kChunksPerRow;
+  const uint32_t ld_smem = ld_row * kRowBytes + ((ld_chunk ^ (ld_row & 7)) * 16);
+  const int ld_gmem = ld_row * D + ld_chunk * 8;
+  auto load_tile = [&](uint32_t s_tile, const T* g_tile, int rows, int valid_rows) {
+#pragma unroll
+    for (int pass = 0; pass < rows / Traits::kRowsPerPass; ++pass) {
+      const int r = pass * Traits::kRowsPerPass;
+      const bool valid = ld_row + r < valid_rows;
+      cp_async_16(s_tile + ld_smem + r * kRowBytes, valid ? g_tile + ld_gmem + r * D : g_tile,
+                  valid);
+    }
+  };
+  auto load_k = [&](int nb) {
+    load_tile(s_k + (nb & 1) * Traits::kTileBytes, k_head + static_cast<int64_t>(nb) * kBlockN * D,
+              kBlockN, seq_kv - nb * kBlockN);
+  };
+  auto load_v = [&](int nb) {
+    load_tile(s_v + (nb & 1) * Traits::kTileBytes, v_head + static_cast<int64_t>(nb) * kBlockN * D,
+              kBlockN, seq_kv - nb * kBlockN);
+  };
+
+  // Groups in flight: {Q, K0}, {V0}, {K1}; the loop then keeps two groups behind the one it
+  // waits for (V_{n+1} is issued once K_n has landed, K_{n+2} once V_n has).
+  load_tile(s_q, q_tile, kBlockM, seq_q - m0);
+  load_k(0);
+  cp_async_commit();
+  load_v(0);
+  cp_async_commit();
+  if (n_blocks > 1) load_k(1);
+  cp_async_commit();
+
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  const int g = lane / 4;  // accumulator row within an m16 tile (and g + 8)
+  const int t = lane % 4;  // accumulator column pair
+  const int warp_row0 = warp * Traits::kWarpRows;
+  const int warp_last_row = m0 + warp_row0 + Traits::kWarpRows - 1;
+
+  // ldmatrix lane addresses. Q (A, x4) and V (B, x4.trans): row lane%8 + 8*((lane/8)%2),
+  // chunk pair half lane/16. K (B, x4): row lane%8 + 8*(lane/16), half (lane/8)%2.
+  const int qv_row = (lane % 8) + 8 * ((lane / 8) % 2);
+  const int k_row = (lane % 8) + 8 * (lane / 16);
+  uint32_t qv_off[4];
+  uint32_t k_off[4];
+  swizzled_pair_offsets(qv_off, lane / 16, lane % 8);
+  swizzled_pair_offsets(k_off, (lane / 8) % 2, lane % 8);
+  const uint32_t q_lane = s_q + (warp_row0 + qv_row) * kRowBytes;
+  auto chunk_pair = [](const uint32_t (&off)[4], int j) { return off[j % 4] + (j / 4) * 128; };
+
+  auto load_q_frag = [&](uint32_t (&a)[4], int mt, int ks) {
+    ldmatrix_x4(a, q_lane + mt * 16 * kRowBytes + chunk_pair(qv_off, ks));
+  };
+
+  uint32_t q_frag[Traits::kQInRegs ? kMTiles : 1][Traits::kQInRegs ? Traits::kKSteps : 1][4];
+  if constexpr (Traits::kQInRegs) {
+    cp_async_wait<2>();
+    __syncthreads();
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+      for (int ks = 0; ks < Traits::kKSteps; ++ks) load_q_frag(q_frag[mt][ks], mt, ks);
+  }
+
+  float acc_o[kMTiles][Traits::kNTilesO][4];
+  float row_max[kMTiles][2];
+  float row_sum[kMTiles][2];
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+    for (int nt = 0; nt < Traits::kNTilesO; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc_o[mt][nt][e] = 0.f;
+    row_max[mt][0] = row_max[mt][1] = -INFINITY;
+    row_sum[mt][0] = row_sum[mt][1] = 0.f;
+  }
+
+  for (int nb = 0; nb < n_blocks; ++nb) {
+    const int n0 = nb * kBlockN;
+    const uint32_t k_stage = s_k + (nb & 1) * Traits::kTileBytes + k_row * kRowBytes;
+    const uint32_t v_stage = s_v + (nb & 1) * Traits::kTileBytes + qv_row * kRowBytes;
+
+    cp_async_wait<2>();  // K_nb landed
+    __syncthreads();     // ... for every thread, and every warp is done with V_{nb-1}
+    if (nb + 1 < n_blocks) load_v(nb + 1);
+    cp_async_commit();
+
+    // A warp whose rows all lie above this key block's first key has nothing to add here.
+    const bool active = !p.causal || n0 <= warp_last_row;
+    float acc_s[kMTiles][Traits::kNTilesS][4];
+    if (active) {
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < Traits::kNTilesS; ++nt)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc_s[mt][nt][e] = 0.f;
+
+#pragma unroll
+      for (int ks = 0; ks < Traits::kKSteps; ++ks) {
+        uint32_t a[kMTiles][4];
+#pragma unroll
+        for (int mt = 0; mt < kMTiles; ++mt) {
+          if constexpr (Traits::kQInRegs) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) a[mt][e] = q_frag[mt][ks][e];
+          } else {
+            load_q_frag(a[mt], mt, ks);
+          }
+        }
+#pragma unroll
+        for (int n16 = 0; n16 < kBlockN / 16; ++n16) {
+          uint32_t b[4];
+          ldmatrix_x4(b, k_stage + n16 * 16 * kRowBytes + chunk_pair(k_off, ks));
+#pragma unroll
+          for (int mt = 0; mt < kMTiles; ++mt) {
+            mma_16816<T>(acc_s[mt][2 * n16], a[mt], b[0], b[1]);
+            mma_16816<T>(acc_s[mt][2 * n16 + 1], a[mt], b[2], b[3]);
+          }
+        }
+      }
+
+      // Keys past the end, and causal keys after the query, score -inf.
+      if (n0 + kBlockN > seq_kv || (p.causal && n0 + kBlockN - 1 > m0 + warp_row0)) {
+#pragma unroll
+        for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+          for (int nt = 0; nt < Traits::kNTilesS; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              const int row = m0 + warp_row0 + mt * 16 + g + (e / 2) * 8;
+              const int col = n0 + nt * 8 + 2 * t + (e % 2);
+              if (col >= seq_kv || (p.causal && col > row)) acc_s[mt][nt][e] = -INFINITY;
+            }
+      }
+
+      // Online softmax on rows g and g + 8 of each m16 tile; 4 lanes share a row.
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          float mx = row_max[mt][half];
+#pragma unroll
+          for (int nt = 0; nt < Traits::kNTilesS; ++nt)
+            mx = fmaxf(mx, fmaxf(acc_s[mt][nt][2 * half], acc_s[mt][nt][2 * half + 1]));
+          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+          // A row with every key masked so far keeps max -inf; subtract 0 so exp2 gives 0.
+          const float mx_scaled = mx == -INFINITY ? 0.f : mx * scale_log2;
+          const float alpha = fast_exp2(row_max[mt][half] * scale_log2 - mx_scaled);
+          row_max[mt][half] = mx;
+          float sum = 0.f;
+#pragma unroll
+          for (int nt = 0; nt < Traits::kNTilesS; ++nt)
+#pragma unroll
+            for (int e = 2 * half; e < 2 * half + 2; ++e) {
+              acc_s[mt][nt][e] = fast_exp2(fmaf(acc_s[mt][nt][e], scale_log2, -mx_scaled));
+              sum += acc_s[mt][nt][e];
+            }
+          row_sum[mt][half] = row_sum[mt][half] * alpha + sum;
+#pragma unroll
+          for (int nt = 0; nt < Traits::kNTilesO; ++nt) {
+            acc_o[mt][nt][2 * half] *= alpha;
+            acc_o[mt][nt][2 * half + 1] *= alpha;
+          }
+        }
+    }
+
+    cp_async_wait<2>();  // V_nb landed
+    __syncthreads();     // ... for every thread, and every warp is done with K_nb
+    if (nb + 2 < n_blocks) load_k(nb + 2);
+    cp_async_commit();
+
+    if (active) {
+      // The S accumulator of keys 16kk..16kk+15 is, packed in pairs, the A operand of P V.
+#pragma unroll
+      for (int kk = 0; kk < kBlockN / 16; ++kk) {
+        uint32_t a[kMTiles][4];
+#pragma unroll
+        for (int mt = 0; mt < kMTiles; ++mt) {
+          a[mt][0] = pack2<T>(acc_s[mt][2 * kk][0], acc_s[mt][2 * kk][1]);
+          a[mt][1] = pack2<T>(acc_s[mt][2 * kk][2], acc_s[mt][2 * kk][3]);
+          a[mt][2] = pack2<T>(acc_s[mt][2 * kk + 1][0], acc_s[mt][2 * kk + 1][1]);
+          a[mt][3] = pack2<T>(acc_s[mt][2 * kk + 1][2], acc_s[mt][2 * kk + 1][3]);
+        }
+#pragma unroll
+        for (int d16 = 0; d16 < D / 16; ++d16) {
+          uint32_t b[4];
+          ldmatrix_x4_trans(b, v_stage + kk * 16 * kRowBytes + chunk_pair(qv_off, d16));
+#pragma unroll
+          for (int mt = 0; mt < kMTiles; ++mt) {
+            mma_16816<T>(acc_o[mt][2 * d16], a[mt], b[0], b[1]);
+            mma_16816<T>(acc_o[mt][2 * d16 + 1], a[mt], b[2], b[3]);
+          }
+        }
+      }
+    }
+  }
+  cp_async_wait<0>();
+
+  // Epilogue: normalise, stage the warp's rows in its own part of the Q tile (only this warp
+  // reads those rows), then write O with 16-byte stores.
+  __syncwarp();
+  unsigned char* s_o = smem + warp_row0 * kRowBytes;
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      float sum = row_sum[mt][half];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      const float inv = sum > 0.f ? 1.f / sum : 0.f;
+      const int row = mt * 16 + g + half * 8;
+#pragma unroll
+      for (int nt = 0; nt < Traits::kNTilesO; ++nt) {
+        const uint32_t packed =
+            pack2<T>(acc_o[mt][nt][2 * half] * inv, acc_o[mt][nt][2 * half + 1] * inv);
+        *reinterpret_cast<uint32_t*>(s_o + row * kRowBytes + ((nt ^ g) * 16) + t * 4) = packed;
+      }
+    }
+  __syncwarp();
+  constexpr int kRowsPerStore = 32 / Traits::kChunksPerRow;
+  const int st_chunk = lane % Traits::kChunksPerRow;
+#pragma unroll
+  for (int r0 = 0; r0 < Traits::kWarpRows; r0 += kRowsPerStore) {
+    const int row = r0 + lane / Traits::kChunksPerRow;
+    const uint4 val =
+        *reinterpret_cast<const uint4*>(s_o + row * kRowBytes + ((st_chunk ^ (row & 7)) * 16));
+    if (m0 + warp_row0 + row < seq_q)
+      *reinterpret_cast<uint4*>(o_tile + (warp_row0 + row) * D + st_chunk * 8) = val;
+  }
+}
+
+// Launches the kernel of `Traits` for `shape` (head_dim must equal Traits::kHeadDim).
+template <typename Traits>
+cudaError_t launch_flash_fwd(DType t, const AttentionShape& shape, const void* q, const void* k,
+                             const void* v, void* o, cudaStream_t s) {
+  if (shape.head_dim != Traits::kHeadDim || shape.seq_q < 1 || shape.seq_kv < 1 ||
+      shape.kv_heads < 1 || shape.heads % shape.kv_heads != 0 || shape.seq_q > INT32_MAX ||
+      shape.seq_kv > INT32_MAX || shape.heads > 65535 || shape.batch > 65535)
+    return cudaErrorInvalidValue;
+  const int64_t m_blocks = (shape.seq_q + Traits::kBlockM - 1) / Traits::kBlockM;
+  const dim3 grid(static_cast<unsigned>(m_blocks), static_cast<unsigned>(shape.heads),
+                  static_cast<unsigned>(shape.batch));
+  return dispatch_dtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto* kernel = flash_fwd_kernel<Traits, T>;
+    // Raise the dynamic shared-memory limit once per kernel (thread-safe static init).
+    static const cudaError_t attr = cudaFuncSetAttribute(
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+    if (attr != cudaSuccess) return attr;
+    kernel<<<grid, Traits::kNThreads, Traits::kSmemBytes, s>>>(
+        shape, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
+        static_cast<T*>(o));
+    return cudaGetLastError();
+  });
+}
+
+}  // namespace sdpa::flash
