@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""PyTorch's own attention paths on the same shapes as sdpa-prof, timed the same way.
+
+Prints one line per (path, shape): median ms over CUDA-event samples after a warm-up, and
+kernels per forward counted with torch.profiler. Needs PyTorch with CUDA (the GPU machine).
+"""
+import argparse
+import math
+import statistics
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+
+def naive(q, k, v, mask, inplace):
+    scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(q.shape[-1]))
+    if mask is not None:
+        scores = scores.masked_fill_(mask, float("-inf")) if inplace else scores.masked_fill(mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def sdpa(backend):
+    def run(q, k, v, mask, causal):
+        with sdpa_kernel(backend):
+            return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    return run
+
+
+def median_ms(fn, warmup, samples):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(samples):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times)
+
+
+def kernels_per_forward(fn):
+    fn()
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    memcpys = [e for e in kernels if "Memcpy" in e.name or "memcpy" in e.name]
+    return len(kernels) - len(memcpys), len(memcpys)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--heads", type=int, default=16)
+    ap.add_argument("--head-dim", type=int, default=64)
+    ap.add_argument("--seq", default="1024,4096")
+    ap.add_argument("--paths", default="naive,naive-inplace,math")
+    ap.add_argument("--no-causal", action="store_true")
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--samples", type=int, default=30)
+    args = ap.parse_args()
+    causal = not args.no_causal
+    paths = {
+        "naive": lambda q, k, v, m, c: naive(q, k, v, m, inplace=False),
+        "naive-inplace": lambda q, k, v, m, c: naive(q, k, v, m, inplace=True),
+        "math": sdpa(SDPBackend.MATH),
+        "efficient": sdpa(SDPBackend.EFFICIENT_ATTENTION),
+        "flash": sdpa(SDPBackend.FLASH_ATTENTION),
+        "cudnn": sdpa(SDPBackend.CUDNN_ATTENTION),
+    }
+    print(f"# torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, {torch.cuda.get_device_name()}")
+    print(f"{'path':<14} {'shape':<22} {'median ms':>10} {'TFLOP/s':>8} {'kernels':>8} {'memcpy':>7}")
+    for s in [int(x) for x in args.seq.split(",")]:
+        shape = (args.batch, args.heads, s, args.head_dim)
+        q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+        mask = torch.ones(s, s, device="cuda", dtype=torch.bool).triu(1) if causal else None
+        pairs = s * (s + 1) / 2 if causal else s * s
+        flops = 4 * args.batch * args.heads * args.head_dim * pairs
+        for name in args.paths.split(","):
+            fn = lambda: paths[name](q, k, v, mask, causal)
+            try:
+                ms = median_ms(fn, args.warmup, args.samples)
+                kernels, copies = kernels_per_forward(fn)
+            except RuntimeError as e:
+                print(f"{name:<14} B{args.batch} H{args.heads} S{s} D{args.head_dim}  skipped: {str(e)[:80]}")
+                continue
+            label = f"B{args.batch} H{args.heads} S{s} D{args.head_dim}"
+            print(f"{name:<14} {label:<22} {ms:>10.3f} {flops / ms / 1e9:>8.1f} {kernels:>8} {copies:>7}")
+            torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "cli.h"
+
+namespace sdpa {
+namespace {
+
+CliParse parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "sdpa-prof");
+  return parse_cli(static_cast<int>(args.size()), args.data());
+}
+
+TEST(Cli, RunIsTheDefaultSubcommandWithTheBuiltInPreset) {
+  const CliParse r = parse({});
+  ASSERT_FALSE(r.exit_code);
+  EXPECT_EQ(r.options.command, Command::run);
+  EXPECT_EQ(r.options.config.seq, (std::vector<int64_t>{1024, 2048, 4096}));
+}
+
+TEST(Cli, FlagsOverrideThePreset) {
+  const CliParse r = parse({"--config", SDPA_SOURCE_DIR "/configs/hf-a100.json", "--seq", "2048,4097",
+                            "--dtype", "bf16,fp16", "--no-causal", "--backend", "naive,math", "--seed", "7"});
+  ASSERT_FALSE(r.exit_code);
+  const SweepConfig& c = r.options.config;
+  EXPECT_EQ(c.name, "hf-a100");
+  EXPECT_EQ(c.seq, (std::vector<int64_t>{2048, 4097}));
+  EXPECT_EQ(c.dtypes, (std::vector<DType>{DType::bf16, DType::fp16}));
+  EXPECT_EQ(c.causal, std::vector<bool>{false});
+  EXPECT_EQ(c.backends, (std::vector<std::string>{"naive", "math"}));
+  EXPECT_EQ(c.batch, std::vector<int64_t>{8});
+  ASSERT_TRUE(c.seed.has_value());
+  EXPECT_EQ(*c.seed, 7u);
+}
+
+TEST(Cli, ExplicitRunAndListSubcommands) {
+  EXPECT_EQ(parse({"run", "--seq", "64"}).options.config.seq, std::vector<int64_t>{64});
+  EXPECT_EQ(parse({"list"}).options.command, Command::list);
+}
+
+TEST(Cli, BadDtypeIsAnInputError) { EXPECT_THROW(parse({"--dtype", "fp8"}), InputError); }
+
+TEST(Cli, UnknownFlagEndsWithExitCode2) {
+  const CliParse r = parse({"--frobnicate"});
+  ASSERT_TRUE(r.exit_code);
+  EXPECT_EQ(*r.exit_code, 2);
+}
+
+TEST(Cli, HelpEndsWithExitCode0) {
+  const CliParse r = parse({"--help"});
+  ASSERT_TRUE(r.exit_code);
+  EXPECT_EQ(*r.exit_code, 0);
+}
+
+}  // namespace
+}  // namespace sdpa

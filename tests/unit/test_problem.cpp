@@ -1,0 +1,71 @@
+#include <gtest/gtest.h>
+
+#include "problem.h"
+
+namespace sdpa {
+namespace {
+
+Problem make(int64_t sq, int64_t skv, bool causal) {
+  Problem p;
+  p.batch = 8;
+  p.heads = 16;
+  p.kv_heads = 16;
+  p.seq_q = sq;
+  p.seq_kv = skv;
+  p.head_dim = 64;
+  p.causal = causal;
+  return p;
+}
+
+TEST(Problem, NonCausalCountsEveryPair) {
+  const Problem p = make(1024, 1024, false);
+  EXPECT_EQ(p.unmasked_pairs(), 1024 * 1024);
+  EXPECT_DOUBLE_EQ(p.flops(), 4.0 * 8 * 16 * 64 * 1024 * 1024);
+}
+
+TEST(Problem, CausalCountsTheVisibleTriangle) {
+  EXPECT_EQ(make(1, 1, true).unmasked_pairs(), 1);
+  EXPECT_EQ(make(4, 4, true).unmasked_pairs(), 1 + 2 + 3 + 4);
+  EXPECT_EQ(make(1024, 1024, true).unmasked_pairs(), 1024 * 1025 / 2);
+}
+
+TEST(Problem, CausalWithUnequalLengthsIsTopLeftAligned) {
+  // Sq > Skv: rows past Skv see every key.
+  EXPECT_EQ(make(5, 3, true).unmasked_pairs(), 1 + 2 + 3 + 3 + 3);
+  // Sq < Skv: row i sees i + 1 keys.
+  EXPECT_EQ(make(3, 5, true).unmasked_pairs(), 1 + 2 + 3);
+}
+
+TEST(Problem, MinimalBytesReadInputsOnceAndWriteOutputOnce) {
+  Problem p = make(128, 256, false);
+  p.kv_heads = 4;
+  const double q = 8.0 * 16 * 128 * 64;
+  const double kv = 8.0 * 4 * 256 * 64;
+  EXPECT_DOUBLE_EQ(p.min_bytes(), 2 * (2 * q + 2 * kv));
+}
+
+TEST(Problem, DefaultScaleIsInverseSquareRootOfHeadDim) {
+  Problem p = make(1, 1, false);
+  EXPECT_DOUBLE_EQ(p.softmax_scale(), 0.125);
+  p.scale = 0.5;
+  EXPECT_DOUBLE_EQ(p.softmax_scale(), 0.5);
+}
+
+TEST(Problem, ShapeLabelNamesOnlyWhatDiffers) {
+  EXPECT_EQ(make(1024, 1024, true).shape_label(), "B8 H16 S1024 D64");
+  Problem p = make(17, 1000, true);
+  p.kv_heads = 2;
+  EXPECT_EQ(p.shape_label(), "B8 H16 Hkv2 S17 Skv1000 D64");
+}
+
+TEST(Problem, ParsesDtypes) {
+  DType t{};
+  EXPECT_TRUE(parse_dtype("fp16", t));
+  EXPECT_EQ(t, DType::fp16);
+  EXPECT_TRUE(parse_dtype("bf16", t));
+  EXPECT_EQ(t, DType::bf16);
+  EXPECT_FALSE(parse_dtype("float16", t));
+}
+
+}  // namespace
+}  // namespace sdpa
