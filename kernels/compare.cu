@@ -11,8 +11,6 @@ using device::block_reduce;
 using device::global_thread_index;
 using device::grid_stride;
 using device::to_float;
-using device::warp_max;
-using device::warp_sum;
 
 template <typename T>
 __global__ void compare_kernel(const T* out, const float* ref, int64_t n, ErrorSums* sums) {
@@ -37,9 +35,9 @@ __global__ void compare_kernel(const T* out, const float* ref, int64_t n, ErrorS
     max_err = fmaxf(max_err, e);
   }
   // Block partial sums in float are precise enough for an error ratio; the grid total is double.
-  const float block_err = block_reduce(static_cast<float>(sq_err), red, [](float v) { return warp_sum(v); });
-  const float block_ref = block_reduce(static_cast<float>(sq_ref), red, [](float v) { return warp_sum(v); });
-  const float block_max = block_reduce(max_err, red, [](float v) { return warp_max(v); });
+  const float block_err = block_reduce<device::SumOp>(static_cast<float>(sq_err), red);
+  const float block_ref = block_reduce<device::SumOp>(static_cast<float>(sq_ref), red);
+  const float block_max = block_reduce<device::MaxOp>(max_err, red);
   if (bad != 0) atomicAdd(&bad_in_block, bad);
   __syncthreads();
   if (threadIdx.x == 0) {

@@ -4,6 +4,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cmath>
 #include <cstdint>
 
 namespace sdpa::device {
@@ -33,10 +34,21 @@ __device__ __forceinline__ float warp_sum(float v) {
   return v;
 }
 
-// Block-wide reduction through shared memory; every thread gets the result.
-// `scratch` holds at least 32 floats; blockDim.x is a multiple of 32.
+struct MaxOp {
+  static constexpr float identity = -INFINITY;
+  __device__ float operator()(float v) const { return warp_max(v); }
+};
+struct SumOp {
+  static constexpr float identity = 0.f;
+  __device__ float operator()(float v) const { return warp_sum(v); }
+};
+
+// Block-wide reduction (Op is MaxOp or SumOp) through shared memory; every thread gets the
+// result. `scratch` holds at least 32 floats; blockDim.x is a multiple of 32.
 template <typename Op>
-__device__ float block_reduce(float v, float* scratch, Op warp_op) {
+__device__ float block_reduce(float v, float* scratch) {
+  const Op warp_op;
+  const float identity = Op::identity;
   const int lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
   const int warps = blockDim.x / 32;
@@ -44,7 +56,7 @@ __device__ float block_reduce(float v, float* scratch, Op warp_op) {
   __syncthreads();  // scratch may still be read by a previous reduction
   if (lane == 0) scratch[warp] = v;
   __syncthreads();
-  v = lane < warps ? scratch[lane] : scratch[0];
+  v = lane < warps ? scratch[lane] : identity;
   return warp_op(v);
 }
 
@@ -70,3 +82,14 @@ inline unsigned elementwise_grid(int64_t n) {
 }
 
 }  // namespace sdpa
+
+namespace sdpa::device {
+
+// 16 bytes of T: the widest load a thread can issue.
+template <typename T>
+struct alignas(16) Pack {
+  static constexpr int size = 16 / sizeof(T);
+  T v[size];
+};
+
+}  // namespace sdpa::device

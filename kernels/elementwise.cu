@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "dispatch.cuh"
 #include "device_math.cuh"
 #include "elementwise.h"
@@ -10,18 +12,46 @@ using device::global_thread_index;
 using device::grid_stride;
 using device::to_float;
 
+using device::Pack;
+
+// 16-byte packs, then the tail of fewer than a pack's elements; buffers are cudaMalloc-aligned.
 template <typename T>
 __global__ void scale_kernel(const T* in, T* out, int64_t n, float factor) {
-  for (int64_t i = global_thread_index(); i < n; i += grid_stride())
-    out[i] = from_float<T>(to_float(in[i]) * factor);
+  using P = Pack<T>;
+  const int64_t packs = n / P::size;
+  for (int64_t i = global_thread_index(); i < packs; i += grid_stride()) {
+    P p = reinterpret_cast<const P*>(in)[i];
+#pragma unroll
+    for (int k = 0; k < P::size; ++k) p.v[k] = from_float<T>(to_float(p.v[k]) * factor);
+    reinterpret_cast<P*>(out)[i] = p;
+  }
+  const int64_t tail = packs * P::size + global_thread_index();
+  if (tail < n) out[tail] = from_float<T>(to_float(in[tail]) * factor);
 }
 
+// data is [slices, mask_elems]; grid.y walks the slices so no element needs a 64-bit modulo.
 template <typename T>
-__global__ void masked_fill_kernel(T* data, const bool* mask, int64_t n, int64_t mask_elems,
+__global__ void masked_fill_kernel(T* data, const bool* mask, int64_t slices, int64_t mask_elems,
                                    float value) {
+  using P = Pack<T>;
   const T fill = from_float<T>(value);
-  for (int64_t i = global_thread_index(); i < n; i += grid_stride())
-    if (mask[i % mask_elems]) data[i] = fill;
+  const bool packed = mask_elems % P::size == 0;
+  const int64_t units = packed ? mask_elems / P::size : mask_elems;
+  for (int64_t slice = blockIdx.y; slice < slices; slice += gridDim.y) {
+    T* row = data + slice * mask_elems;
+    for (int64_t i = global_thread_index(); i < units; i += grid_stride()) {
+      if (packed) {
+        P p = reinterpret_cast<P*>(row)[i];
+        const bool* m = mask + i * P::size;
+#pragma unroll
+        for (int k = 0; k < P::size; ++k)
+          if (m[k]) p.v[k] = fill;
+        reinterpret_cast<P*>(row)[i] = p;
+      } else if (mask[i]) {
+        row[i] = fill;
+      }
+    }
+  }
 }
 
 template <typename From, typename To>
@@ -83,16 +113,20 @@ cudaError_t launch_scale(DType t, const void* in, void* out, int64_t n, float fa
                          cudaStream_t s) {
   dispatch_dtype(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    SDPA_ELEMENTWISE(scale_kernel<T>, n)(static_cast<const T*>(in), static_cast<T*>(out), n, factor);
+    SDPA_ELEMENTWISE(scale_kernel<T>, (n + 7) / 8)(static_cast<const T*>(in), static_cast<T*>(out), n, factor);
   });
   return cudaGetLastError();
 }
 
 cudaError_t launch_masked_fill(DType t, void* data, const bool* mask, int64_t n,
                                int64_t mask_elems, float value, cudaStream_t s) {
+  const int64_t slices = n / mask_elems;
+  const dim3 grid(elementwise_grid((mask_elems + 7) / 8),
+                  static_cast<unsigned>(std::min<int64_t>(slices, 65535)));
   dispatch_dtype(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    SDPA_ELEMENTWISE(masked_fill_kernel<T>, n)(static_cast<T*>(data), mask, n, mask_elems, value);
+    masked_fill_kernel<T><<<grid, kElementwiseBlock, 0, s>>>(static_cast<T*>(data), mask, slices,
+                                                             mask_elems, value);
   });
   return cudaGetLastError();
 }
@@ -116,7 +150,7 @@ cudaError_t launch_cast_from_float(DType t, const float* in, void* out, int64_t 
 
 cudaError_t launch_scale_float(const float* in, float* out, int64_t n, float factor,
                                cudaStream_t s) {
-  SDPA_ELEMENTWISE(scale_kernel<float>, n)(in, out, n, factor);
+  SDPA_ELEMENTWISE(scale_kernel<float>, (n + 3) / 4)(in, out, n, factor);
   return cudaGetLastError();
 }
 

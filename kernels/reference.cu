@@ -10,8 +10,6 @@ namespace {
 
 using device::block_reduce;
 using device::to_float;
-using device::warp_max;
-using device::warp_sum;
 
 constexpr int kMaxHeadDim = 256;
 
@@ -44,14 +42,14 @@ __global__ void reference_rows_kernel(AttentionShape p, const T* q, const T* k, 
     s[j] = dot * p.scale;
     local_max = fmaxf(local_max, s[j]);
   }
-  const float row_max = block_reduce(local_max, red, [](float x) { return warp_max(x); });
+  const float row_max = block_reduce<device::MaxOp>(local_max, red);
 
   float local_sum = 0.f;
   for (int64_t j = threadIdx.x; j < visible; j += blockDim.x) {
     s[j] = expf(s[j] - row_max);
     local_sum += s[j];
   }
-  const float inv_sum = 1.f / block_reduce(local_sum, red, [](float x) { return warp_sum(x); });
+  const float inv_sum = 1.f / block_reduce<device::SumOp>(local_sum, red);
 
   // Threads split into `groups` groups of D, each summing a strided share of the keys.
   const int groups = static_cast<int>(blockDim.x / D);

@@ -9,17 +9,19 @@ cd "$(dirname "$0")/.."
 build=${BUILD:-build}
 out=${OUT:-/tmp/sdpa-prof-out}
 mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+# Our binaries need the system CUDA and cuDNN libraries; PyTorch must keep its own cuDNN.
+tool_libs=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu
+with_libs() { LD_LIBRARY_PATH=$tool_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$@"; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
 
 echo "== GPU tests"
-"$build/tests/sdpa_gpu_tests" 2>&1 | tee "$out/gpu_tests.log" | grep -E "^\[  (FAILED|PASSED) |Failure|rel L2|^GPU" | head -40
+with_libs "$build/tests/sdpa_gpu_tests" 2>&1 | tee "$out/gpu_tests.log" | grep -E "^\[  (FAILED|PASSED) |Failure|rel L2|^GPU" | head -40
 tests_rc=${PIPESTATUS[0]}
 
 echo "== sdpa-prof ${SDPA_ARGS:-}"
 # shellcheck disable=SC2086
-"$build/src/sdpa-prof" ${SDPA_ARGS:---backend all --seq 1024,4096} --json "$out/sdpa-prof.json" \
+with_libs "$build/src/sdpa-prof" ${SDPA_ARGS:---backend all --seq 1024,4096} --json "$out/sdpa-prof.json" \
   >"$out/table.txt" 2>"$out/progress.txt"
 prof_rc=$?
 tail -3 "$out/progress.txt"
