@@ -4,10 +4,9 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include <dlfcn.h>
+
 #include "check.h"
-#ifdef SDPA_HAVE_CUDNN
-#include <cudnn.h>
-#endif
 
 namespace sdpa {
 namespace {
@@ -19,6 +18,17 @@ std::string format_uuid(const cudaUUID_t& uuid) {
     s += fmt::format("{:02x}", static_cast<unsigned char>(uuid.bytes[i]));
   }
   return s;
+}
+
+// The cuDNN that would load at run time, found without linking it: 0 when there is none.
+std::size_t loaded_cudnn_version() {
+  void* lib = dlopen("libcudnn.so.9", RTLD_LAZY | RTLD_LOCAL);
+  if (lib == nullptr) return 0;
+  using GetVersion = std::size_t (*)();
+  const auto get_version = reinterpret_cast<GetVersion>(dlsym(lib, "cudnnGetVersion"));
+  const std::size_t version = get_version != nullptr ? get_version() : 0;
+  dlclose(lib);
+  return version;
 }
 
 }  // namespace
@@ -62,9 +72,7 @@ bool query_device(int ordinal, DeviceInfo& info, std::string& error) {
   const cublasStatus_t st = cublasGetVersion(handle, &info.cublas_version);
   cublasDestroy(handle);
   SDPA_CHECK_CUBLAS(st);
-#ifdef SDPA_HAVE_CUDNN
-  info.cudnn_version = cudnnGetVersion();
-#endif
+  info.cudnn_version = loaded_cudnn_version();
   return true;
 }
 

@@ -19,7 +19,7 @@ struct DeviceInfo {
   int driver_version = 0;   // as cudaDriverGetVersion reports, e.g. 13000
   int runtime_version = 0;  // cudaRuntimeGetVersion
   int cublas_version = 0;   // cublasGetVersion of the loaded library
-  std::size_t cudnn_version = 0;  // cudnnGetVersion at run time; 0 when not built with cuDNN
+  std::size_t cudnn_version = 0;  // of the libcudnn.so.9 the loader finds; 0 when none
 
   int arch() const { return cc_major * 10 + cc_minor; }  // 90 for sm_90
 };
