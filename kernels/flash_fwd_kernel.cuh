@@ -80,14 +80,14 @@ __device__ __forceinline__ float fast_exp2(float x) {
   return y;
 }
 
-// Byte offsets of the 16-byte chunks 2j + hi (j = 0..3) of a swizzled row whose phase is `lr`
-// (row % 8): chunk c lives at (c ^ lr) * 16. Chunks 8 and above add 128 bytes per 8 chunks.
-__device__ __forceinline__ void swizzled_pair_offsets(uint32_t (&off)[4], int hi, int lr) {
-#pragma unroll
-  for (int j = 0; j < 4; ++j) off[j] = static_cast<uint32_t>(((2 * j + hi) ^ lr) * 16);
+// Swizzled shared-memory tiles: the 16-byte chunk c of row r lives at chunk c ^ (r % 8). A lane
+// whose ldmatrix row has phase r % 8 and which reads chunk 2j + hi of a 128-byte-aligned row
+// finds it at (row | ((hi ^ r % 8) * 16)) ^ ((j % 4) * 32), plus 128 bytes for every 4 pairs.
+__device__ __forceinline__ uint32_t swizzled_pair(uint32_t lane_base, int j) {
+  return (lane_base ^ static_cast<uint32_t>((j % 4) * 32)) + static_cast<uint32_t>((j / 4) * 128);
 }
 
-template <typename Traits, typename T>
+template <typename Traits, typename T, bool kCausal>
 __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
     flash_fwd_kernel(AttentionShape p, const T* __restrict__ q, const T* __restrict__ k,
                      const T* __restrict__ v, T* __restrict__ o) {
@@ -112,10 +112,10 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
   const int64_t q_offset = ((batch * p.heads + head) * p.seq_q + m0) * D;
   const T* q_tile = q + q_offset;
   T* o_tile = o + q_offset;
-  const T* k_head = k + (batch * p.kv_heads + kv_head) * p.seq_kv * D;
-  const T* v_head = v + (batch * p.kv_heads + kv_head) * p.seq_kv * D;
+  // K and V have the same shape: one offset serves both.
+  const int64_t kv_offset = (batch * p.kv_heads + kv_head) * p.seq_kv * D;
 
-  const int kv_end = p.causal ? min(seq_kv, m0 + kBlockM) : seq_kv;
+  const int kv_end = kCausal ? min(seq_kv, m0 + kBlockM) : seq_kv;
   const int n_blocks = (kv_end + kBlockN - 1) / kBlockN;
 
   const uint32_t s_q = shared_address(smem);
@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
   const int ld_row = tid / Traits::kChunksPerRow;
   const int ld_chunk = tid % Traits::kChunksPerRow;
   const uint32_t ld_smem = ld_row * kRowBytes + ((ld_chunk ^ (ld_row & 7)) * 16);
-  const int ld_gmem = ld_row * D + ld_chunk * 8;
+  const int ld_gmem = tid * 8;  // = ld_row * D + ld_chunk * 8
   auto load_tile = [&](uint32_t s_tile, const T* g_tile, int rows, int valid_rows) {
 #pragma unroll
     for (int pass = 0; pass < rows / Traits::kRowsPerPass; ++pass) {
@@ -138,11 +138,11 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
     }
   };
   auto load_k = [&](int nb) {
-    load_tile(s_k + (nb & 1) * Traits::kTileBytes, k_head + static_cast<int64_t>(nb) * kBlockN * D,
+    load_tile(s_k + (nb & 1) * Traits::kTileBytes, k + kv_offset + static_cast<int64_t>(nb) * kBlockN * D,
               kBlockN, seq_kv - nb * kBlockN);
   };
   auto load_v = [&](int nb) {
-    load_tile(s_v + (nb & 1) * Traits::kTileBytes, v_head + static_cast<int64_t>(nb) * kBlockN * D,
+    load_tile(s_v + (nb & 1) * Traits::kTileBytes, v + kv_offset + static_cast<int64_t>(nb) * kBlockN * D,
               kBlockN, seq_kv - nb * kBlockN);
   };
 
@@ -161,21 +161,17 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
   const int g = lane / 4;  // accumulator row within an m16 tile (and g + 8)
   const int t = lane % 4;  // accumulator column pair
   const int warp_row0 = warp * Traits::kWarpRows;
-  const int warp_last_row = m0 + warp_row0 + Traits::kWarpRows - 1;
 
   // ldmatrix lane addresses. Q (A, x4) and V (B, x4.trans): row lane%8 + 8*((lane/8)%2),
   // chunk pair half lane/16. K (B, x4): row lane%8 + 8*(lane/16), half (lane/8)%2.
   const int qv_row = (lane % 8) + 8 * ((lane / 8) % 2);
   const int k_row = (lane % 8) + 8 * (lane / 16);
-  uint32_t qv_off[4];
-  uint32_t k_off[4];
-  swizzled_pair_offsets(qv_off, lane / 16, lane % 8);
-  swizzled_pair_offsets(k_off, (lane / 8) % 2, lane % 8);
-  const uint32_t q_lane = s_q + (warp_row0 + qv_row) * kRowBytes;
-  auto chunk_pair = [](const uint32_t (&off)[4], int j) { return off[j % 4] + (j / 4) * 128; };
+  const uint32_t qv_phase = ((lane / 16) ^ (lane % 8)) * 16;
+  const uint32_t k_phase = (((lane / 8) % 2) ^ (lane % 8)) * 16;
+  const uint32_t q_lane = (s_q + (warp_row0 + qv_row) * kRowBytes) | qv_phase;
 
   auto load_q_frag = [&](uint32_t (&a)[4], int mt, int ks) {
-    ldmatrix_x4(a, q_lane + mt * 16 * kRowBytes + chunk_pair(qv_off, ks));
+    ldmatrix_x4(a, swizzled_pair(q_lane, ks) + mt * 16 * kRowBytes);
   };
 
   uint32_t q_frag[Traits::kQInRegs ? kMTiles : 1][Traits::kQInRegs ? Traits::kKSteps : 1][4];
@@ -203,8 +199,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
 
   for (int nb = 0; nb < n_blocks; ++nb) {
     const int n0 = nb * kBlockN;
-    const uint32_t k_stage = s_k + (nb & 1) * Traits::kTileBytes + k_row * kRowBytes;
-    const uint32_t v_stage = s_v + (nb & 1) * Traits::kTileBytes + qv_row * kRowBytes;
+    const uint32_t k_lane = (s_k + (nb & 1) * Traits::kTileBytes + k_row * kRowBytes) | k_phase;
+    const uint32_t v_lane = (s_v + (nb & 1) * Traits::kTileBytes + qv_row * kRowBytes) | qv_phase;
 
     cp_async_wait<2>();  // K_nb landed
     __syncthreads();     // ... for every thread, and every warp is done with V_{nb-1}
@@ -212,9 +208,12 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
     cp_async_commit();
 
     // A warp whose rows all lie above this key block's first key has nothing to add here.
-    const bool active = !p.causal || n0 <= warp_last_row;
-    float acc_s[kMTiles][Traits::kNTilesS][4];
+    const bool active = !kCausal || n0 < m0 + warp_row0 + Traits::kWarpRows;
+    // P of keys 16kk..16kk+15, packed in pairs: the A operand of P V, converted as soon as the
+    // softmax is done so the fp32 scores are dead before the second MMA.
+    uint32_t p_frag[kMTiles][kBlockN / 16][4];
     if (active) {
+      float acc_s[kMTiles][Traits::kNTilesS][4];
 #pragma unroll
       for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
@@ -237,7 +236,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
 #pragma unroll
         for (int n16 = 0; n16 < kBlockN / 16; ++n16) {
           uint32_t b[4];
-          ldmatrix_x4(b, k_stage + n16 * 16 * kRowBytes + chunk_pair(k_off, ks));
+          ldmatrix_x4(b, swizzled_pair(k_lane, ks) + n16 * 16 * kRowBytes);
 #pragma unroll
           for (int mt = 0; mt < kMTiles; ++mt) {
             mma_16816<T>(acc_s[mt][2 * n16], a[mt], b[0], b[1]);
@@ -246,49 +245,77 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
         }
       }
 
-      // Keys past the end, and causal keys after the query, score -inf.
-      if (n0 + kBlockN > seq_kv || (p.causal && n0 + kBlockN - 1 > m0 + warp_row0)) {
+      // Keys past the end, and causal keys after the query, score -inf. Element (mt, nt, e) is
+      // key n0 + 2t + nt*8 + e%2 of query m0 + warp_row0 + g + mt*16 + (e/2)*8: both limits
+      // reduce to one per-thread number compared with compile-time offsets.
+      if (n0 + kBlockN > seq_kv || (kCausal && n0 + kBlockN - 1 > m0 + warp_row0)) {
+        const int key_end = seq_kv - n0 - 2 * t;
+        const int diag = m0 + warp_row0 + g - n0 - 2 * t;
 #pragma unroll
         for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
           for (int nt = 0; nt < Traits::kNTilesS; ++nt)
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
-              const int row = m0 + warp_row0 + mt * 16 + g + (e / 2) * 8;
-              const int col = n0 + nt * 8 + 2 * t + (e % 2);
-              if (col >= seq_kv || (p.causal && col > row)) acc_s[mt][nt][e] = -INFINITY;
+              const int key = nt * 8 + e % 2;
+              if (key >= key_end || (kCausal && key > diag + mt * 16 + (e / 2) * 8))
+                acc_s[mt][nt][e] = -INFINITY;
             }
       }
 
-      // Online softmax on rows g and g + 8 of each m16 tile; 4 lanes share a row.
+      // Online softmax on rows g and g + 8 of each m16 tile; 4 lanes share a row. Maxima and
+      // sums run as two interleaved chains so dependent instructions do not stall every step.
+      bool rescale = false;
+      float alpha[kMTiles][2];
 #pragma unroll
       for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-          float mx = row_max[mt][half];
+          float mx0 = row_max[mt][half];
+          float mx1 = -INFINITY;
 #pragma unroll
-          for (int nt = 0; nt < Traits::kNTilesS; ++nt)
-            mx = fmaxf(mx, fmaxf(acc_s[mt][nt][2 * half], acc_s[mt][nt][2 * half + 1]));
+          for (int nt = 0; nt < Traits::kNTilesS; nt += 2) {
+            mx0 = fmaxf(mx0, fmaxf(acc_s[mt][nt][2 * half], acc_s[mt][nt][2 * half + 1]));
+            mx1 = fmaxf(mx1, fmaxf(acc_s[mt][nt + 1][2 * half], acc_s[mt][nt + 1][2 * half + 1]));
+          }
+          float mx = fmaxf(mx0, mx1);
           mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
           mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
           // A row with every key masked so far keeps max -inf; subtract 0 so exp2 gives 0.
           const float mx_scaled = mx == -INFINITY ? 0.f : mx * scale_log2;
-          const float alpha = fast_exp2(row_max[mt][half] * scale_log2 - mx_scaled);
+          alpha[mt][half] = fast_exp2(row_max[mt][half] * scale_log2 - mx_scaled);
+          rescale |= mx != row_max[mt][half];
           row_max[mt][half] = mx;
-          float sum = 0.f;
+          float sum0 = 0.f;
+          float sum1 = 0.f;
 #pragma unroll
-          for (int nt = 0; nt < Traits::kNTilesS; ++nt)
-#pragma unroll
-            for (int e = 2 * half; e < 2 * half + 2; ++e) {
-              acc_s[mt][nt][e] = fast_exp2(fmaf(acc_s[mt][nt][e], scale_log2, -mx_scaled));
-              sum += acc_s[mt][nt][e];
-            }
-          row_sum[mt][half] = row_sum[mt][half] * alpha + sum;
-#pragma unroll
-          for (int nt = 0; nt < Traits::kNTilesO; ++nt) {
-            acc_o[mt][nt][2 * half] *= alpha;
-            acc_o[mt][nt][2 * half + 1] *= alpha;
+          for (int nt = 0; nt < Traits::kNTilesS; ++nt) {
+            float& s0 = acc_s[mt][nt][2 * half];
+            float& s1 = acc_s[mt][nt][2 * half + 1];
+            s0 = fast_exp2(fmaf(s0, scale_log2, -mx_scaled));
+            s1 = fast_exp2(fmaf(s1, scale_log2, -mx_scaled));
+            sum0 += s0;
+            sum1 += s1;
           }
+          row_sum[mt][half] = row_sum[mt][half] * alpha[mt][half] + (sum0 + sum1);
+        }
+      // Once the row maxima settle, most blocks change none of them: skip the O rescale then.
+      if (__any_sync(0xffffffffu, rescale)) {
+#pragma unroll
+        for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+          for (int nt = 0; nt < Traits::kNTilesO; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc_o[mt][nt][e] *= alpha[mt][e / 2];
+      }
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+        for (int kk = 0; kk < kBlockN / 16; ++kk) {
+          p_frag[mt][kk][0] = pack2<T>(acc_s[mt][2 * kk][0], acc_s[mt][2 * kk][1]);
+          p_frag[mt][kk][1] = pack2<T>(acc_s[mt][2 * kk][2], acc_s[mt][2 * kk][3]);
+          p_frag[mt][kk][2] = pack2<T>(acc_s[mt][2 * kk + 1][0], acc_s[mt][2 * kk + 1][1]);
+          p_frag[mt][kk][3] = pack2<T>(acc_s[mt][2 * kk + 1][2], acc_s[mt][2 * kk + 1][3]);
         }
     }
 
@@ -298,28 +325,18 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
     cp_async_commit();
 
     if (active) {
-      // The S accumulator of keys 16kk..16kk+15 is, packed in pairs, the A operand of P V.
 #pragma unroll
-      for (int kk = 0; kk < kBlockN / 16; ++kk) {
-        uint32_t a[kMTiles][4];
-#pragma unroll
-        for (int mt = 0; mt < kMTiles; ++mt) {
-          a[mt][0] = pack2<T>(acc_s[mt][2 * kk][0], acc_s[mt][2 * kk][1]);
-          a[mt][1] = pack2<T>(acc_s[mt][2 * kk][2], acc_s[mt][2 * kk][3]);
-          a[mt][2] = pack2<T>(acc_s[mt][2 * kk + 1][0], acc_s[mt][2 * kk + 1][1]);
-          a[mt][3] = pack2<T>(acc_s[mt][2 * kk + 1][2], acc_s[mt][2 * kk + 1][3]);
-        }
+      for (int kk = 0; kk < kBlockN / 16; ++kk)
 #pragma unroll
         for (int d16 = 0; d16 < D / 16; ++d16) {
           uint32_t b[4];
-          ldmatrix_x4_trans(b, v_stage + kk * 16 * kRowBytes + chunk_pair(qv_off, d16));
+          ldmatrix_x4_trans(b, swizzled_pair(v_lane, d16) + kk * 16 * kRowBytes);
 #pragma unroll
           for (int mt = 0; mt < kMTiles; ++mt) {
-            mma_16816<T>(acc_o[mt][2 * d16], a[mt], b[0], b[1]);
-            mma_16816<T>(acc_o[mt][2 * d16 + 1], a[mt], b[2], b[3]);
+            mma_16816<T>(acc_o[mt][2 * d16], p_frag[mt][kk], b[0], b[1]);
+            mma_16816<T>(acc_o[mt][2 * d16 + 1], p_frag[mt][kk], b[2], b[3]);
           }
         }
-      }
     }
   }
   cp_async_wait<0>();
@@ -370,10 +387,15 @@ cudaError_t launch_flash_fwd(DType t, const AttentionShape& shape, const void* q
                   static_cast<unsigned>(shape.batch));
   return dispatch_dtype(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    auto* kernel = flash_fwd_kernel<Traits, T>;
+    auto* kernel = shape.causal ? flash_fwd_kernel<Traits, T, true> : flash_fwd_kernel<Traits, T, false>;
     // Raise the dynamic shared-memory limit once per kernel (thread-safe static init).
-    static const cudaError_t attr = cudaFuncSetAttribute(
-        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+    static const cudaError_t attr = [] {
+      const cudaError_t causal = cudaFuncSetAttribute(flash_fwd_kernel<Traits, T, true>,
+          cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+      const cudaError_t full = cudaFuncSetAttribute(flash_fwd_kernel<Traits, T, false>,
+          cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+      return causal != cudaSuccess ? causal : full;
+    }();
     if (attr != cudaSuccess) return attr;
     kernel<<<grid, Traits::kNThreads, Traits::kSmemBytes, s>>>(
         shape, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),

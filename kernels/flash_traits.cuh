@@ -52,11 +52,11 @@ template <int kHeadDim>
 struct FlashFwdConfig;
 template <>
 struct FlashFwdConfig<64> {
-  using Traits = FlashFwdTraits<64, 128, 64, 8, true, 2>;
+  using Traits = FlashFwdTraits<64, 128, 64, 4, false, 2>;
 };
 template <>
 struct FlashFwdConfig<128> {
-  using Traits = FlashFwdTraits<128, 64, 64, 4, true, 2>;
+  using Traits = FlashFwdTraits<128, 128, 64, 4, false, 2>;
 };
 
 // One translation unit per head dimension defines these (flash_fwd_hdim*.cu).
