@@ -28,7 +28,9 @@ __device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, bool 
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
                "r"(valid ? 16 : 0));
 }
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
@@ -138,12 +140,14 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
     }
   };
   auto load_k = [&](int nb) {
-    load_tile(s_k + (nb & 1) * Traits::kTileBytes, k + kv_offset + static_cast<int64_t>(nb) * kBlockN * D,
-              kBlockN, seq_kv - nb * kBlockN);
+    load_tile(s_k + (nb & 1) * Traits::kTileBytes,
+              k + kv_offset + static_cast<int64_t>(nb) * kBlockN * D, kBlockN,
+              seq_kv - nb * kBlockN);
   };
   auto load_v = [&](int nb) {
-    load_tile(s_v + (nb & 1) * Traits::kTileBytes, v + kv_offset + static_cast<int64_t>(nb) * kBlockN * D,
-              kBlockN, seq_kv - nb * kBlockN);
+    load_tile(s_v + (nb & 1) * Traits::kTileBytes,
+              v + kv_offset + static_cast<int64_t>(nb) * kBlockN * D, kBlockN,
+              seq_kv - nb * kBlockN);
   };
 
   // Groups in flight: {Q, K0}, {V0}, {K1}; the loop then keeps two groups behind the one it
@@ -170,7 +174,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
   const uint32_t k_phase = (((lane / 8) % 2) ^ (lane % 8)) * 16;
   const uint32_t q_lane = (s_q + (warp_row0 + qv_row) * kRowBytes) | qv_phase;
 
-  auto load_q_frag = [&](uint32_t (&a)[4], int mt, int ks) {
+  auto load_q_frag = [&](uint32_t(&a)[4], int mt, int ks) {
     ldmatrix_x4(a, swizzled_pair(q_lane, ks) + mt * 16 * kRowBytes);
   };
 
@@ -387,13 +391,16 @@ cudaError_t launch_flash_fwd(DType t, const AttentionShape& shape, const void* q
                   static_cast<unsigned>(shape.batch));
   return dispatch_dtype(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    auto* kernel = shape.causal ? flash_fwd_kernel<Traits, T, true> : flash_fwd_kernel<Traits, T, false>;
+    auto* kernel =
+        shape.causal ? flash_fwd_kernel<Traits, T, true> : flash_fwd_kernel<Traits, T, false>;
     // Raise the dynamic shared-memory limit once per kernel (thread-safe static init).
     static const cudaError_t attr = [] {
-      const cudaError_t causal = cudaFuncSetAttribute(flash_fwd_kernel<Traits, T, true>,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
-      const cudaError_t full = cudaFuncSetAttribute(flash_fwd_kernel<Traits, T, false>,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+      const cudaError_t causal =
+          cudaFuncSetAttribute(flash_fwd_kernel<Traits, T, true>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+      const cudaError_t full =
+          cudaFuncSetAttribute(flash_fwd_kernel<Traits, T, false>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
       return causal != cudaSuccess ? causal : full;
     }();
     if (attr != cudaSuccess) return attr;

@@ -25,16 +25,16 @@ struct FlashFwdTraits {
 
   static constexpr int kNThreads = kNWarps * 32;
   static constexpr int kWarpRows = kBlockM / kNWarps;
-  static constexpr int kMTiles = kWarpRows / 16;    // m16 tiles per warp
-  static constexpr int kKSteps = kHeadDim / 16;     // k16 steps of Q K^T
-  static constexpr int kNTilesS = kBlockN / 8;      // n8 tiles of S per m16 tile
-  static constexpr int kNTilesO = kHeadDim / 8;     // n8 tiles of O per m16 tile
+  static constexpr int kMTiles = kWarpRows / 16;      // m16 tiles per warp
+  static constexpr int kKSteps = kHeadDim / 16;       // k16 steps of Q K^T
+  static constexpr int kNTilesS = kBlockN / 8;        // n8 tiles of S per m16 tile
+  static constexpr int kNTilesO = kHeadDim / 8;       // n8 tiles of O per m16 tile
   static constexpr int kChunksPerRow = kHeadDim / 8;  // 16-byte chunks per row of 16-bit values
   static constexpr int kRowBytes = kHeadDim * 2;
   static constexpr int kRowsPerPass = kNThreads / kChunksPerRow;  // rows one cp.async pass covers
 
   static constexpr int kQBytes = kBlockM * kRowBytes;
-  static constexpr int kTileBytes = kBlockN * kRowBytes;  // one K or V stage
+  static constexpr int kTileBytes = kBlockN * kRowBytes;       // one K or V stage
   static constexpr int kSmemBytes = kQBytes + 4 * kTileBytes;  // Q, 2 K stages, 2 V stages
 
   // The XOR swizzle permutes the low 3 bits of a row's 16-byte chunk index by (row % 8).
