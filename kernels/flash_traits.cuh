@@ -47,12 +47,13 @@ struct FlashFwdTraits {
   static_assert(kSmemBytes <= 227 * 1024, "over the per-block shared-memory limit");
 };
 
-// The configuration used for each head dimension.
+// The configuration used for each head dimension: FA2's 128-row, 4-warp CTA with two m16 tiles
+// per warp measured fastest at both (docs/kernel-notes.md).
 template <int kHeadDim>
 struct FlashFwdConfig;
 template <>
 struct FlashFwdConfig<64> {
-  using Traits = FlashFwdTraits<64, 128, 64, 4, false, 2>;
+  using Traits = FlashFwdTraits<64, 128, 64, 4, true, 2>;
 };
 template <>
 struct FlashFwdConfig<128> {
