@@ -15,6 +15,8 @@ constexpr const char* kExamples = R"(Examples:
   sdpa-prof --backend naive,math --seq 1024,4097 --dtype bf16,fp16 --no-causal
   sdpa-prof --dry-run --seq 16384               the cases and the memory each needs (no GPU)
   sdpa-prof list                                backends, what they support, whether built
+  sdpa-prof compare base.json new.json          exit 1 when a case regressed (CI)
+  sdpa-prof report out.json --format md         a saved run as a table, Markdown or CSV
 
 Exit codes: 0 success, 1 a case failed verification, 2 bad input, 3 no usable GPU.
 )";
@@ -32,7 +34,8 @@ std::string join_command_line(int argc, const char* const* argv) {
 // `run` is the default subcommand: anything that is not a known subcommand goes to it.
 std::vector<std::string> with_default_subcommand(int argc, const char* const* argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  const bool has_subcommand = !args.empty() && (args[0] == "run" || args[0] == "list");
+  const bool has_subcommand = !args.empty() && (args[0] == "run" || args[0] == "list" ||
+                                                args[0] == "compare" || args[0] == "report");
   const bool top_level_only = !args.empty() && args[0] == "--version";
   if (!has_subcommand && !top_level_only) args.insert(args.begin(), "run");
   return args;
@@ -49,6 +52,8 @@ CliParse parse_cli(int argc, const char* const* argv) {
   CliOptions& o = result.options;
   CLI::App* run = app.add_subcommand("run", "run the sweep (the default subcommand)");
   CLI::App* list = app.add_subcommand("list", "list every backend, what it supports and whether it is built");
+  CLI::App* compare = app.add_subcommand("compare", "compare two result files; exit 1 on a regression");
+  CLI::App* report = app.add_subcommand("report", "print a saved result file (no GPU needed)");
   run->footer(kExamples);
   app.footer(kExamples);
 
@@ -77,6 +82,16 @@ CliParse parse_cli(int argc, const char* const* argv) {
   run->add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
   run->add_option("--device", o.device, "CUDA device ordinal");
 
+  double threshold_percent = 5.0;
+  compare->add_option("files", o.files, "BASE.json NEW.json")->required()->expected(2);
+  compare->add_option("--threshold", threshold_percent, "smallest change that matters, in percent (default 5)")
+      ->check(CLI::PositiveNumber);
+  compare->add_option("--md", o.md_path, "also write the comparison as Markdown (for a pull-request comment)");
+  compare->add_option("--json", o.json_path, "also write the comparison as JSON");
+  compare->add_flag("--strict-env", o.strict_env, "refuse results from different devices or library versions");
+  report->add_option("file", o.files, "a result file written by --json")->required()->expected(1);
+  report->add_option("--format", o.format, "table, md or csv")->check(CLI::IsMember({"table", "md", "csv"}));
+
   const std::vector<std::string> args = with_default_subcommand(argc, argv);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them in reverse
   try {
@@ -90,6 +105,11 @@ CliParse parse_cli(int argc, const char* const* argv) {
   o.command_line = join_command_line(argc, argv);
   if (list->parsed()) {
     o.command = Command::list;
+    return result;
+  }
+  if (compare->parsed() || report->parsed()) {
+    o.command = compare->parsed() ? Command::compare : Command::report;
+    o.threshold = threshold_percent / 100.0;
     return result;
   }
   o.config = config_path.empty() ? default_config() : load_config_file(config_path);

@@ -3,12 +3,13 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sweep.h"
 
 namespace sdpa {
 
-enum class Command { run, list };
+enum class Command { run, list, compare, report };
 
 struct CliOptions {
   Command command = Command::run;
@@ -17,6 +18,12 @@ struct CliOptions {
   std::string json_path;
   int device = 0;
   std::string command_line;
+  // compare and report
+  std::vector<std::string> files;  // compare: BASE NEW; report: FILE
+  double threshold = 0.05;         // smallest relative change that matters
+  std::string md_path;
+  bool strict_env = false;
+  std::string format = "table";    // report: table, md or csv
 };
 
 struct CliParse {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <ctime>
 #include <ostream>
 #include <random>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.h"
+#include "comparison.h"
 #include "backend.h"
 #include "report.h"
 #include "runner.h"
@@ -57,6 +59,22 @@ std::string host_name() {
 }
 
 std::string gib(std::size_t bytes) { return fmt::format("{:.2f} GiB", bytes / 1073741824.0); }
+
+RunReport load_report(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("cannot read {}", path));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(fmt::format("{} is not JSON: {}", path, e.what()));
+  }
+  try {
+    return report_from_json(j);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", path, e.what()));
+  }
+}
 
 void print_dry_run(const SweepPlan& plan, std::ostream& out) {
   out << fmt::format("{:<14} {:<26} {:<5} {:<6} {:>12}  {}\n", "backend", "shape", "dtype", "causal",
@@ -109,6 +127,34 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     progress << "wrote " << o.json_path << "\n";
   }
   return report.any_failed() ? kExitCaseFailed : kExitOk;
+}
+
+int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  const RunReport base = load_report(o.files.at(0));
+  const RunReport next = load_report(o.files.at(1));
+  if (!o.md_path.empty()) check_writable(o.md_path);
+  if (!o.json_path.empty()) check_writable(o.json_path);
+  const Comparison comparison = compare_reports(base, next, o.threshold);
+  if (o.strict_env && !comparison.environment_differences.empty()) {
+    for (const std::string& d : comparison.environment_differences) err << "environment differs: " << d << "\n";
+    throw InputError("--strict-env: the two results come from different devices or library versions");
+  }
+  out << format_comparison_table(comparison);
+  if (!o.md_path.empty()) write_file_atomically(o.md_path, format_comparison_markdown(comparison));
+  if (!o.json_path.empty()) write_file_atomically(o.json_path, comparison_to_json(comparison).dump(2) + "\n");
+  return comparison.any_regression() ? kExitCaseFailed : kExitOk;
+}
+
+int report_command(const CliOptions& o, std::ostream& out) {
+  const RunReport report = load_report(o.files.at(0));
+  if (o.format == "md") {
+    out << format_markdown(report);
+  } else if (o.format == "csv") {
+    out << format_csv(report);
+  } else {
+    out << format_table(report);
+  }
+  return kExitOk;
 }
 
 int list_command(std::ostream& out) {

@@ -9,7 +9,16 @@ int main(int argc, char** argv) {
   try {
     const CliParse parsed = parse_cli(argc, argv);
     if (parsed.exit_code) return *parsed.exit_code;
-    if (parsed.options.command == Command::list) return list_command(std::cout);
+    switch (parsed.options.command) {
+      case Command::list:
+        return list_command(std::cout);
+      case Command::compare:
+        return compare_command(parsed.options, std::cout, std::cerr);
+      case Command::report:
+        return report_command(parsed.options, std::cout);
+      case Command::run:
+        break;
+    }
     return run_command(parsed.options, std::cout, std::cerr);
   } catch (const InputError& e) {
     std::cerr << "sdpa-prof: error: " << e.what() << "\n";

@@ -11,6 +11,10 @@ namespace sdpa {
 // Aligned terminal table: one row per case, speed relative to the fastest backend per problem.
 std::string format_table(const RunReport& report);
 
+// The same rows as a Markdown table (for pull requests and docs) and as CSV (for spreadsheets).
+std::string format_markdown(const RunReport& report);
+std::string format_csv(const RunReport& report);
+
 nlohmann::json report_to_json(const RunReport& report);
 // Reads what report_to_json wrote; throws InputError naming what is missing or wrong.
 RunReport report_from_json(const nlohmann::json& j);

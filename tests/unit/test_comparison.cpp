@@ -1,0 +1,122 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "comparison.h"
+
+namespace sdpa {
+namespace {
+
+Problem shape(int64_t s) {
+  Problem p;
+  p.batch = 8;
+  p.heads = 16;
+  p.kv_heads = 16;
+  p.seq_q = p.seq_kv = s;
+  p.causal = true;
+  return p;
+}
+
+CaseResult timed(const std::string& backend, int64_t s, double median, double spread) {
+  CaseResult c;
+  c.backend = backend;
+  c.problem = shape(s);
+  c.status = CaseStatus::ok;
+  c.timing = TimingStats{3, 20, median, median * (1 - spread), median * (1 + spread)};
+  return c;
+}
+
+RunReport run_of(std::vector<CaseResult> cases, const std::string& device = "NVIDIA H200") {
+  RunReport r;
+  DeviceInfo d;
+  d.name = device;
+  d.driver_version = 13000;
+  r.environment.device = d;
+  r.cases = std::move(cases);
+  return r;
+}
+
+const CaseComparison& only(const Comparison& c) {
+  EXPECT_EQ(c.cases.size(), 1u);
+  return c.cases.front();
+}
+
+TEST(Comparison, SmallChangesAreTheSame) {
+  const auto c = compare_reports(run_of({timed("flash", 1024, 1.0, 0.001)}),
+                                 run_of({timed("flash", 1024, 1.049, 0.001)}), 0.05);
+  EXPECT_EQ(only(c).verdict, Verdict::same);
+  EXPECT_FALSE(c.any_regression());
+}
+
+TEST(Comparison, ThresholdEdges) {
+  // Exactly at the threshold counts as a change; just under does not.
+  EXPECT_EQ(only(compare_reports(run_of({timed("naive", 64, 1.0, 0)}), run_of({timed("naive", 64, 1.05, 0)}), 0.05)).verdict,
+            Verdict::slower);
+  EXPECT_EQ(only(compare_reports(run_of({timed("naive", 64, 1.0, 0)}), run_of({timed("naive", 64, 1.0499, 0)}), 0.05)).verdict,
+            Verdict::same);
+}
+
+TEST(Comparison, SlowerBeyondNoiseIsARegression) {
+  const auto c = compare_reports(run_of({timed("naive", 1024, 1.0, 0.01)}),
+                                 run_of({timed("naive", 1024, 1.2, 0.01)}), 0.05);
+  EXPECT_EQ(only(c).verdict, Verdict::slower);
+  EXPECT_TRUE(c.any_regression());
+  EXPECT_NEAR(only(c).change, 0.2, 1e-12);
+}
+
+TEST(Comparison, ChangeInsideTheNoiseIsUnclear) {
+  // +10% with +-8% and +-6% spreads: the runs overlap, so no verdict either way.
+  const auto c = compare_reports(run_of({timed("math", 1024, 1.0, 0.08)}),
+                                 run_of({timed("math", 1024, 1.1, 0.06)}), 0.05);
+  EXPECT_EQ(only(c).verdict, Verdict::unclear);
+  EXPECT_FALSE(c.any_regression());
+}
+
+TEST(Comparison, FasterIsNotARegression) {
+  const auto c = compare_reports(run_of({timed("math", 1024, 2.0, 0.01)}),
+                                 run_of({timed("math", 1024, 1.0, 0.01)}), 0.05);
+  EXPECT_EQ(only(c).verdict, Verdict::faster);
+  EXPECT_FALSE(c.any_regression());
+}
+
+TEST(Comparison, AFailedVerificationIsARegressionWhateverTheTime) {
+  CaseResult failed = timed("naive", 1024, 0.5, 0.01);
+  failed.status = CaseStatus::failed;
+  failed.timing.reset();
+  failed.reason = "verification failed";
+  const auto c = compare_reports(run_of({timed("naive", 1024, 1.0, 0.01)}), run_of({failed}), 0.05);
+  EXPECT_TRUE(only(c).regression);
+  EXPECT_NE(only(c).note.find("verification failed"), std::string::npos);
+}
+
+TEST(Comparison, CasesOnlyInOneFileAreListed) {
+  const auto c = compare_reports(run_of({timed("naive", 1024, 1.0, 0), timed("naive", 2048, 4.0, 0)}),
+                                 run_of({timed("naive", 1024, 1.0, 0), timed("math", 1024, 3.0, 0)}), 0.05);
+  ASSERT_EQ(c.cases.size(), 3u);
+  EXPECT_EQ(c.cases[1].verdict, Verdict::only_in_new);
+  EXPECT_EQ(c.cases[2].verdict, Verdict::only_in_base);
+  EXPECT_FALSE(c.any_regression());
+}
+
+TEST(Comparison, DeviceMismatchIsNamed) {
+  const auto c = compare_reports(run_of({timed("naive", 64, 1.0, 0)}, "NVIDIA A100-SXM4-80GB"),
+                                 run_of({timed("naive", 64, 1.0, 0)}, "NVIDIA H100 80GB HBM3"), 0.05);
+  ASSERT_EQ(c.environment_differences.size(), 1u);
+  EXPECT_EQ(c.environment_differences[0], "device: NVIDIA A100-SXM4-80GB -> NVIDIA H100 80GB HBM3");
+  EXPECT_NE(format_comparison_markdown(c).find("environment differs"), std::string::npos);
+}
+
+TEST(Comparison, MarkdownAndJsonCarryTheVerdicts) {
+  const auto c = compare_reports(run_of({timed("naive", 1024, 1.0, 0)}), run_of({timed("naive", 1024, 1.3, 0)}), 0.05);
+  EXPECT_EQ(format_comparison_markdown(c),
+            "### sdpa-prof: 1 regression in 1 cases (threshold 5.0%)\n\n"
+            "| backend | shape | dtype | causal | base ms | new ms | change | noise | verdict |\n"
+            "|---|---|---|---|---:|---:|---:|---:|---|\n"
+            "| naive | B8 H16 S1024 D64 | bf16 | yes | 1.000 | 1.300 | +30.0% | 0.0% | **regression** (slower) |\n");
+  const nlohmann::json j = comparison_to_json(c);
+  EXPECT_TRUE(j["regression"].get<bool>());
+  EXPECT_EQ(j["cases"][0]["verdict"], "slower");
+}
+
+}  // namespace
+}  // namespace sdpa
