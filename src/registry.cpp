@@ -1,4 +1,5 @@
 #include "backend.h"
+#include "backends/flash.h"
 #include "backends/math.h"
 #include "backends/naive.h"
 
@@ -27,7 +28,7 @@ std::span<const BackendEntry> backend_registry() {
       math_backend_entry(),
       not_built("efficient", "fused, memory-efficient design (P staged in shared memory)",
                 "bf16, fp16", "64, 128", "sm_80+"),
-      not_built("flash", "fused, FlashAttention-2 design", "bf16, fp16", "64, 128", "sm_80+"),
+      flash_backend_entry(),
       not_built("cudnn", "cuDNN fused SDPA through the graph API", "bf16, fp16", "cuDNN's",
                 "sm_80+"),
   };
