@@ -1,0 +1,78 @@
+// The fused backends (flash, efficient) on the shapes that stress their tiles: lengths around
+// the 64- and 128-row tiles, Sq != Skv both ways, grouped heads, both head dims and dtypes,
+// and a head dim they do not build, which must be skipped with the backend's own reason.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "backends/efficient.h"
+#include "backends/flash.h"
+#include "runner.h"
+
+namespace sdpa {
+namespace {
+
+std::vector<Problem> fused_problems() {
+  const std::pair<int64_t, int64_t> lengths[] = {{1, 1},     {17, 17},     {64, 64},     {127, 127},
+                                                 {129, 129}, {1000, 1000}, {4097, 4097}, {17, 1000},
+                                                 {1000, 17}, {127, 300},   {300, 127},   {1, 4097}};
+  std::vector<Problem> problems;
+  for (const DType dtype : {DType::bf16, DType::fp16})
+    for (const bool causal : {false, true})
+      for (const int64_t d : {64, 128})
+        for (const auto& [sq, skv] : lengths) {
+          Problem p;
+          p.batch = 2;
+          p.heads = 4;
+          p.kv_heads = sq == skv ? 4 : 2;  // grouped heads where the lengths differ
+          p.seq_q = sq;
+          p.seq_kv = skv;
+          p.head_dim = d;
+          p.dtype = dtype;
+          p.causal = causal;
+          problems.push_back(p);
+        }
+  Problem unbuilt;
+  unbuilt.batch = 1;
+  unbuilt.heads = 2;
+  unbuilt.kv_heads = 2;
+  unbuilt.seq_q = unbuilt.seq_kv = 100;
+  unbuilt.head_dim = 96;
+  problems.push_back(unbuilt);
+  return problems;
+}
+
+TEST(FusedBackends, MatchReferenceOnTileEdgesGroupedHeadsAndUnequalLengths) {
+  DeviceInfo device;
+  std::string error;
+  ASSERT_TRUE(query_device(0, device, error)) << error;
+  const SweepPlan plan{fused_problems(), {&flash_backend_entry(), &efficient_backend_entry()}};
+  const uint64_t seed = std::random_device{}();
+  const auto results = run_sweep(plan, device, seed, 0, 1, [](const CaseResult&) {});
+  ASSERT_EQ(results.size(), plan.problems.size() * plan.backends.size());
+  int verified = 0;
+  for (const CaseResult& r : results) {
+    SCOPED_TRACE(fmt::format("{} {} {} causal={} seed={}", r.backend, r.problem.shape_label(),
+                             dtype_name(r.problem.dtype), r.problem.causal, seed));
+    const BackendEntry& entry =
+        r.backend == "flash" ? flash_backend_entry() : efficient_backend_entry();
+    if (const auto why = entry.unsupported(r.problem, device)) {
+      EXPECT_EQ(r.problem.head_dim, 96) << *why;
+      EXPECT_EQ(r.status, CaseStatus::skipped);
+      EXPECT_EQ(r.reason, *why);
+      continue;
+    }
+    EXPECT_EQ(r.status, CaseStatus::ok) << r.reason;
+    ASSERT_TRUE(r.verification.has_value());
+    EXPECT_TRUE(r.verification->passed);
+    EXPECT_EQ(r.verification->non_finite, 0u);
+    ++verified;
+  }
+  EXPECT_EQ(verified, 2 * static_cast<int>(plan.problems.size() - 1));
+}
+
+}  // namespace
+}  // namespace sdpa
