@@ -1,4 +1,5 @@
 #include "backend.h"
+#include "backends/efficient.h"
 #include "backends/flash.h"
 #include "backends/math.h"
 #include "backends/naive.h"
@@ -26,8 +27,7 @@ std::span<const BackendEntry> backend_registry() {
       naive_backend_entry(),
       naive_inplace_backend_entry(),
       math_backend_entry(),
-      not_built("efficient", "fused, memory-efficient design (P staged in shared memory)",
-                "bf16, fp16", "64, 128", "sm_80+"),
+      efficient_backend_entry(),
       flash_backend_entry(),
       not_built("cudnn", "cuDNN fused SDPA through the graph API", "bf16, fp16", "cuDNN's",
                 "sm_80+"),
