@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages sdpa-prof builds with (the CUDA toolkit must already be installed).
 set -euo pipefail
-packages=(cmake ninja-build g++ libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev)
+packages=(cmake ninja-build g++ libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
+          python3-matplotlib python3-yaml)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""Plots from sdpa-prof result files (written by `sdpa-prof --json`).
+
+Writes, into --out:
+  tflops.png          TFLOP/s against sequence length, one line per backend (log axes)
+  kernel-time.png     GPU time per forward split by kernel category, per backend and shape
+                      (needs results with a kernel profile, schema version 2 or later)
+  kernels.png         kernels per forward, per backend and shape (same)
+
+Needs python3 with matplotlib only (Debian: python3-matplotlib).
+Usage: scripts/plot.py RESULT.json [RESULT.json ...] [--out DIR]
+"""
+import argparse
+import json
+import os
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        sys.exit(f"plot.py: cannot read {path}: {e}")
+    if data.get("schema") != "sdpa-prof/result":
+        sys.exit(f"plot.py: {path} is not an sdpa-prof result")
+    return data
+
+
+def series_label(case, many_files, path):
+    p = case["problem"]
+    label = f"{case['backend']} D{p['head_dim']} {p['dtype']}{'' if p['causal'] else ' non-causal'}"
+    return f"{label} ({os.path.basename(path)})" if many_files else label
+
+
+def shape_label(p):
+    return f"S{p['seq_q']} D{p['head_dim']}"
+
+
+def plot_tflops(results, out):
+    lines = defaultdict(list)
+    for path, data in results:
+        for case in data["cases"]:
+            if case["status"] == "ok" and "tflops" in case:
+                lines[series_label(case, len(results) > 1, path)].append((case["problem"]["seq_q"], case["tflops"]))
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    for label, points in sorted(lines.items()):
+        points.sort()
+        ax.plot([s for s, _ in points], [t for _, t in points], marker="o", label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    seqs = sorted({s for points in lines.values() for s, _ in points})
+    ax.set_xticks(seqs, [str(s) for s in seqs])
+    ax.minorticks_off()
+    ax.set_xlabel("sequence length")
+    ax.set_ylabel("TFLOP/s (visible pairs only)")
+    device = results[0][1]["environment"].get("device") or {}
+    ax.set_title(f"Attention forward throughput on {device.get('name', 'unknown GPU')}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "tflops.png"), dpi=120)
+    plt.close(fig)
+
+
+def profiled_cases(results):
+    for _, data in results:
+        for case in data["cases"]:
+            if case["status"] == "ok" and case.get("profile"):
+                yield case
+
+
+def plot_kernel_time(cases, out):
+    categories = sorted({k["category"] for c in cases for k in c["profile"]["kernels"]})
+    labels = [f"{c['backend']}\n{shape_label(c['problem'])}" for c in cases]
+    fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(cases)), 5.5))
+    bottom = [0.0] * len(cases)
+    for category in categories:
+        heights = [sum(k["per_forward"] * k["mean_us"] for k in c["profile"]["kernels"] if k["category"] == category) / 1000
+                   for c in cases]
+        ax.bar(labels, heights, bottom=bottom, label=category)
+        bottom = [b + h for b, h in zip(bottom, heights)]
+    ax.set_yscale("log")
+    ax.set_ylabel("GPU time per forward (ms)")
+    ax.set_title("Where the time goes: kernel time per forward by category")
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    ax.tick_params(axis="x", labelsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "kernel-time.png"), dpi=120)
+    plt.close(fig)
+
+
+def plot_kernel_counts(cases, out):
+    labels = [f"{c['backend']}\n{shape_label(c['problem'])}" for c in cases]
+    kernels = [c["profile"]["kernels_per_forward"] for c in cases]
+    memcpys = [c["profile"].get("memcpys_per_forward", 0) for c in cases]
+    fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(cases)), 5))
+    ax.bar(labels, kernels, label="kernels")
+    ax.bar(labels, memcpys, bottom=kernels, label="memcpys")
+    ax.set_ylabel("per forward")
+    ax.set_title("Launches per forward")
+    ax.legend()
+    ax.tick_params(axis="x", labelsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "kernels.png"), dpi=120)
+    plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results", nargs="+", help="sdpa-prof JSON result files")
+    ap.add_argument("--out", default=".", help="folder for the PNG files (default: .)")
+    args = ap.parse_args()
+    results = [(path, load(path)) for path in args.results]
+    os.makedirs(args.out, exist_ok=True)
+    plot_tflops(results, args.out)
+    written = ["tflops.png"]
+    cases = list(profiled_cases(results))
+    if cases:
+        plot_kernel_time(cases, args.out)
+        plot_kernel_counts(cases, args.out)
+        written += ["kernel-time.png", "kernels.png"]
+    else:
+        print("plot.py: no kernel profile in these results; kernel-time.png and kernels.png skipped")
+    print("wrote " + ", ".join(os.path.join(args.out, w) for w in written))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Offline checks of the helper files: plot.py draws from the committed results, the CI
+# workflow example is valid YAML with the steps a user relies on.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+/usr/bin/python3 "$root/scripts/plot.py" "$root"/results/h200-*.json --out "$out"
+test -s "$out/tflops.png"
+/usr/bin/python3 - "$root/ci-example/gpu-regressions.yml" <<'PY'
+import sys, yaml
+doc = yaml.safe_load(open(sys.argv[1]))
+steps = doc["jobs"]["sdpa-prof"]["steps"]
+names = [s.get("name", s.get("uses", "")) for s in steps]
+assert any("compare" in s.get("run", "") for s in steps), names
+assert "self-hosted" in doc["jobs"]["sdpa-prof"]["runs-on"], doc["jobs"]["sdpa-prof"]["runs-on"]
+print("workflow ok:", names)
+PY
