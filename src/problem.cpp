@@ -38,6 +38,17 @@ std::string Problem::shape_label() const {
   return s;
 }
 
+AttentionShape attention_shape(const Problem& p) {
+  return AttentionShape{.batch = p.batch,
+                        .heads = p.heads,
+                        .kv_heads = p.kv_heads,
+                        .seq_q = p.seq_q,
+                        .seq_kv = p.seq_kv,
+                        .head_dim = p.head_dim,
+                        .causal = p.causal,
+                        .scale = static_cast<float>(p.softmax_scale())};
+}
+
 const char* dtype_name(DType t) { return t == DType::bf16 ? "bf16" : "fp16"; }
 
 bool parse_dtype(const std::string& text, DType& out) {

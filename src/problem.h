@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "attention_shape.h"
 #include "dtype.h"
 
 namespace sdpa {
@@ -36,6 +37,9 @@ struct Problem {
   // "B8 H16 S1024 D64" (with KV heads and Skv only when they differ).
   std::string shape_label() const;
 };
+
+// The sizes as device code sees them, with the softmax scale resolved.
+AttentionShape attention_shape(const Problem& p);
 
 const char* dtype_name(DType t);
 // Parses "bf16" / "fp16"; returns false on anything else.
