@@ -19,6 +19,9 @@ class ApiError : public std::runtime_error {
                                   const std::string& message);
 
 const char* cublas_status_text(cublasStatus_t status);
+// cuDNN is loaded at run time (cudnn/cudnn_library.cpp): the status's name from the loaded library,
+// then its last error message. Takes the status as int so this header needs no cuDNN headers.
+std::string cudnn_status_text(int status);
 
 }  // namespace sdpa
 
@@ -40,4 +43,12 @@ const char* cublas_status_text(cublasStatus_t status);
     if (sdpa_st_ != CUBLAS_STATUS_SUCCESS)                                               \
       ::sdpa::throw_api_error("cuBLAS", #call, __FILE__, __LINE__,                       \
                               ::sdpa::cublas_status_text(sdpa_st_));                     \
+  } while (0)
+
+#define SDPA_CHECK_CUDNN(call)                                                           \
+  do {                                                                                   \
+    const cudnnStatus_t sdpa_cs_ = (call);                                               \
+    if (sdpa_cs_ != CUDNN_STATUS_SUCCESS)                                                \
+      ::sdpa::throw_api_error("cuDNN", #call, __FILE__, __LINE__,                        \
+                              ::sdpa::cudnn_status_text(static_cast<int>(sdpa_cs_)));    \
   } while (0)
