@@ -2,11 +2,17 @@
 """PyTorch's own attention paths on the same shapes as sdpa-prof, timed the same way.
 
 Prints one line per (path, shape): median ms over CUDA-event samples after a warm-up, and
-kernels per forward counted with torch.profiler. Needs PyTorch with CUDA (the GPU machine).
+kernels per forward counted with torch.profiler; with --kernel-names, each kernel of a forward
+as torch.profiler's trace records it (launches, registers, est. achieved occupancy, name), to set
+beside `sdpa-prof --kernels`. Needs PyTorch with CUDA (the GPU machine).
 """
 import argparse
+import collections
+import json
 import math
+import os
 import statistics
+import tempfile
 
 import torch
 import torch.nn.functional as F
@@ -42,7 +48,8 @@ def median_ms(fn, warmup, samples):
     return statistics.median(times)
 
 
-def kernels_per_forward(fn):
+def profile_forward(fn):
+    """Kernels and memcpys of one forward, and each kernel's trace record."""
     fn()
     torch.cuda.synchronize()
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
@@ -50,7 +57,26 @@ def kernels_per_forward(fn):
         torch.cuda.synchronize()
     kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
     memcpys = [e for e in kernels if "Memcpy" in e.name or "memcpy" in e.name]
-    return len(kernels) - len(memcpys), len(memcpys)
+    with tempfile.TemporaryDirectory() as tmp:
+        trace_path = os.path.join(tmp, "trace.json")
+        prof.export_chrome_trace(trace_path)
+        with open(trace_path) as f:
+            trace = json.load(f)
+    records = [e for e in trace.get("traceEvents", []) if e.get("cat") == "kernel"]
+    return len(kernels) - len(memcpys), len(memcpys), records
+
+
+def print_kernel_records(records):
+    launches = collections.Counter()
+    first = {}
+    for r in records:
+        launches[r["name"]] += 1
+        first.setdefault(r["name"], r.get("args", {}))
+    for name, count in launches.items():
+        args = first[name]
+        occupancy = args.get("est. achieved occupancy %", "-")
+        print(f"    {count}x regs {args.get('registers per thread', '-'):>3} smem {args.get('shared memory', '-'):>6} "
+              f"grid {args.get('grid', '-')} block {args.get('block', '-')} occ {occupancy}%  {name[:110]}")
 
 
 def main():
@@ -63,6 +89,7 @@ def main():
     ap.add_argument("--no-causal", action="store_true")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--samples", type=int, default=30)
+    ap.add_argument("--kernel-names", action="store_true", help="list each forward's kernels")
     args = ap.parse_args()
     causal = not args.no_causal
     paths = {
@@ -85,12 +112,14 @@ def main():
             fn = lambda: paths[name](q, k, v, mask, causal)
             try:
                 ms = median_ms(fn, args.warmup, args.samples)
-                kernels, copies = kernels_per_forward(fn)
+                kernels, copies, records = profile_forward(fn)
             except RuntimeError as e:
                 print(f"{name:<14} B{args.batch} H{args.heads} S{s} D{args.head_dim}  skipped: {str(e)[:80]}")
                 continue
             label = f"B{args.batch} H{args.heads} S{s} D{args.head_dim}"
             print(f"{name:<14} {label:<22} {ms:>10.3f} {flops / ms / 1e9:>8.1f} {kernels:>8} {copies:>7}")
+            if args.kernel_names:
+                print_kernel_records(records)
             torch.cuda.empty_cache()
 
 

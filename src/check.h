@@ -7,6 +7,7 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <cupti_result.h>
 
 namespace sdpa {
 
@@ -19,6 +20,8 @@ class ApiError : public std::runtime_error {
                                   const std::string& message);
 
 const char* cublas_status_text(cublasStatus_t status);
+// CUPTI is loaded at run time (profile/cupti_library.cpp): the text comes from the loaded library.
+const char* cupti_result_text(CUptiResult result);
 // cuDNN is loaded at run time (cudnn/cudnn_library.cpp): the status's name from the loaded library,
 // then its last error message. Takes the status as int so this header needs no cuDNN headers.
 std::string cudnn_status_text(int status);
@@ -43,6 +46,14 @@ std::string cudnn_status_text(int status);
     if (sdpa_st_ != CUBLAS_STATUS_SUCCESS)                                               \
       ::sdpa::throw_api_error("cuBLAS", #call, __FILE__, __LINE__,                       \
                               ::sdpa::cublas_status_text(sdpa_st_));                     \
+  } while (0)
+
+#define SDPA_CHECK_CUPTI(call)                                                           \
+  do {                                                                                   \
+    const CUptiResult sdpa_cr_ = (call);                                                 \
+    if (sdpa_cr_ != CUPTI_SUCCESS)                                                       \
+      ::sdpa::throw_api_error("CUPTI", #call, __FILE__, __LINE__,                        \
+                              ::sdpa::cupti_result_text(sdpa_cr_));                      \
   } while (0)
 
 #define SDPA_CHECK_CUDNN(call)                                                           \

@@ -80,6 +80,9 @@ CliParse parse_cli(int argc, const char* const* argv) {
   CLI::Option* samples_opt = run->add_option("--samples", samples, "timed forwards per case");
   run->add_option("--json", o.json_path, "write the results as JSON to this file");
   run->add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
+  run->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
+  bool no_profile = false;
+  run->add_flag("--no-profile", no_profile, "skip the CUPTI profile pass (timing and host cost only)");
   run->add_option("--device", o.device, "CUDA device ordinal");
 
   double threshold_percent = 5.0;
@@ -91,6 +94,7 @@ CliParse parse_cli(int argc, const char* const* argv) {
   compare->add_flag("--strict-env", o.strict_env, "refuse results from different devices or library versions");
   report->add_option("file", o.files, "a result file written by --json")->required()->expected(1);
   report->add_option("--format", o.format, "table, md or csv")->check(CLI::IsMember({"table", "md", "csv"}));
+  report->add_flag("--kernels", o.kernels, "with the table, each case's kernels, copies and occupancy");
 
   const std::vector<std::string> args = with_default_subcommand(argc, argv);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them in reverse
@@ -103,6 +107,7 @@ CliParse parse_cli(int argc, const char* const* argv) {
   }
 
   o.command_line = join_command_line(argc, argv);
+  o.profile = !no_profile;
   if (list->parsed()) {
     o.command = Command::list;
     return result;

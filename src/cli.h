@@ -15,6 +15,8 @@ struct CliOptions {
   Command command = Command::run;
   SweepConfig config;
   bool dry_run = false;
+  bool profile = true;   // the CUPTI profile pass of each case
+  bool kernels = false;  // print each case's per-kernel breakdown
   std::string json_path;
   int device = 0;
   std::string command_line;

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.h"
+#include "profile/cupti_session.h"
+#include "profile/host_cost.h"
 #include "comparison.h"
 #include "backend.h"
 #include "report.h"
@@ -106,22 +108,36 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   }
   report.config = o.config;
   report.environment = Environment{kToolVersion, kGitSha, o.command_line, host_name(), utc_now_iso8601(),
-                                   o.config.seed ? *o.config.seed : std::random_device{}(), device};
+                                   o.config.seed ? *o.config.seed : std::random_device{}(), device, {}};
   progress << fmt::format("{} ({} SMs, {}), driver {}, CUDA runtime {}, seed {}\n", device.name,
                           device.sm_count, gib(device.total_memory), version_text(device.driver_version),
                           version_text(device.runtime_version), report.environment.seed);
+  std::unique_ptr<CuptiSession> profiler;
+  Profiler& profiler_info = report.environment.profiler;
+  if (o.profile) {
+    profiler = CuptiSession::start(profiler_info.description);
+    if (profiler) profiler_info = Profiler{true, profiler->description()};
+  } else {
+    profiler_info.description = "--no-profile";
+  }
+  progress << fmt::format("profile: {}{}\n", profiler_info.enabled ? "" : "off, timing only: ", profiler_info.description);
 
   std::size_t done = 0;
+  HostStopwatch case_clock;  // the case's whole time: setup, verification, profile, timing
   const std::size_t total = plan.problems.size() * plan.backends.size();
   report.cases = run_sweep(plan, device, report.environment.seed, o.config.warmup, o.config.samples,
                            [&](const CaseResult& c) {
-                             progress << fmt::format("[{}/{}] {} {} {}: {}{}\n", ++done, total, c.backend,
+                             progress << fmt::format("[{}/{}] {} {} {}: {}{} ({:.2f} s)\n", ++done, total, c.backend,
                                                      c.problem.shape_label(), dtype_name(c.problem.dtype),
                                                      status_name(c.status),
-                                                     c.timing ? fmt::format(" {:.3f} ms", c.timing->median_ms) : "");
-                           });
+                                                     c.timing ? fmt::format(" {:.3f} ms", c.timing->median_ms) : "",
+                                                     case_clock.elapsed_us() / 1e6);
+                             case_clock = HostStopwatch{};
+                           },
+                           profiler.get());
 
   out << format_table(report);
+  if (o.kernels) out << format_kernels(report);
   if (!o.json_path.empty()) {
     write_file_atomically(o.json_path, report_to_json(report).dump(2) + "\n");
     progress << "wrote " << o.json_path << "\n";
@@ -153,6 +169,7 @@ int report_command(const CliOptions& o, std::ostream& out) {
     out << format_csv(report);
   } else {
     out << format_table(report);
+    if (o.kernels) out << format_kernels(report);
   }
   return kExitOk;
 }

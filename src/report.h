@@ -8,8 +8,13 @@
 
 namespace sdpa {
 
-// Aligned terminal table: one row per case, speed relative to the fastest backend per problem.
+// Aligned terminal table: one row per case, speed relative to the fastest backend per problem,
+// what a forward launches and costs on the host; then the profile's findings.
 std::string format_table(const RunReport& report);
+
+// Per case: each kernel (category, launches per forward, time, launch configuration, occupancy
+// and what limits it, PyTorch's profiler-style estimate beside it) and each kind of memcpy.
+std::string format_kernels(const RunReport& report);
 
 // The same rows as a Markdown table (for pull requests and docs) and as CSV (for spreadsheets).
 std::string format_markdown(const RunReport& report);

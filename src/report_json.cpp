@@ -3,6 +3,7 @@
 
 #include "config.h"
 #include "report.h"
+#include "report_json_profile.h"
 
 namespace sdpa {
 namespace {
@@ -89,6 +90,8 @@ json case_to_json(const CaseResult& c) {
                    {"min_ms", t.min_ms}, {"max_ms", t.max_ms}};
     j["tflops"] = c.tflops();
   }
+  if (c.host) j["host"] = host_cost_to_json(*c.host);
+  if (c.profile) j["profile"] = profile_to_json(*c.profile);
   return j;
 }
 
@@ -121,6 +124,8 @@ CaseResult case_from_json(const json& j) {
                            t.at("median_ms").get<double>(), t.at("min_ms").get<double>(),
                            t.at("max_ms").get<double>()};
   }
+  if (j.contains("host")) c.host = host_cost_from_json(j["host"]);
+  if (j.contains("profile")) c.profile = profile_from_json(j["profile"]);
   return c;
 }
 
@@ -132,6 +137,7 @@ json report_to_json(const RunReport& r) {
            {"command_line", e.command_line}, {"hostname", e.hostname},
            {"started_at", e.started_at},     {"seed", e.seed}};
   env["device"] = e.device ? device_to_json(*e.device) : json(nullptr);
+  env["profiler"] = {{"enabled", e.profiler.enabled}, {"description", e.profiler.description}};
   json cases = json::array();
   for (const CaseResult& c : r.cases) cases.push_back(case_to_json(c));
   return json{{"schema", "sdpa-prof/result"},
@@ -158,6 +164,9 @@ RunReport report_from_json(const json& j) {
     r.environment.started_at = env.value("started_at", "");
     r.environment.seed = env.value("seed", uint64_t{0});
     if (!env.at("device").is_null()) r.environment.device = device_from_json(env["device"]);
+    if (env.contains("profiler"))
+      r.environment.profiler = Profiler{env["profiler"].at("enabled").get<bool>(),
+                                        env["profiler"].at("description").get<std::string>()};
     r.config = parse_config(j.at("config").dump(), "the result's config");
     for (const json& c : j.at("cases")) r.cases.push_back(case_from_json(c));
     return r;

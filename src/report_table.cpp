@@ -8,6 +8,8 @@
 namespace sdpa {
 namespace {
 
+constexpr std::size_t kKernelColumn = 32;
+
 std::string problem_key(const Problem& p) {
   return fmt::format("{}|{}|{}|{}", p.shape_label(), dtype_name(p.dtype), p.causal, p.scale);
 }
@@ -15,6 +17,45 @@ std::string problem_key(const Problem& p) {
 std::string verified_cell(const CaseResult& c) {
   if (!c.verification) return "-";
   return fmt::format("{} {:.1e}", c.verification->passed ? "yes" : "NO", c.verification->rel_l2_error);
+}
+
+std::string clipped(const std::string& text, std::size_t width) {
+  return text.size() <= width ? text : text.substr(0, width - 3) + "...";
+}
+
+// "18.8% regs+smem": theoretical occupancy of the kernel and what limits it, abbreviated.
+std::string occupancy_cell(const KernelProfile& k) {
+  if (!k.occupancy) return "-";
+  static constexpr std::pair<unsigned, const char*> kShort[] = {
+      {kLimitRegisters, "regs"}, {kLimitSharedMemory, "smem"}, {kLimitWarps, "warps"},
+      {kLimitBlocks, "blocks"},  {kLimitBarriers, "barriers"},
+  };
+  std::string limiters;
+  for (const auto& [flag, name] : kShort)
+    if ((k.occupancy->limiters & flag) != 0) {
+      limiters += limiters.empty() ? "" : "+";
+      limiters += name;
+    }
+  return fmt::format("{:.1f}% {}", 100 * k.occupancy->theoretical, limiters);
+}
+
+std::string profile_cells(const CaseResult& c) {
+  const std::string host = c.host && c.host->calls > 0 ? fmt::format("{:.1f}", c.host->per_call_us) : "-";
+  if (!c.profile) return fmt::format("{:>8} {:>7} {:>8}  {:<{}} {:<20}", "-", "-", host, "-", kKernelColumn, "-");
+  const KernelProfile* top = c.profile->dominant_kernel();
+  return fmt::format("{:>8} {:>7} {:>8}  {:<{}} {:<20}", fmt::format("{:g}", c.profile->kernels_per_forward()),
+                     fmt::format("{:g}", c.profile->memcpys_per_forward()), host,
+                     top ? clipped(top->name, kKernelColumn) : "-", kKernelColumn, top ? occupancy_cell(*top) : "-");
+}
+
+std::string findings_section(const RunReport& report) {
+  std::string out;
+  for (const CaseResult& c : report.cases) {
+    if (!c.profile) continue;
+    for (const Finding& f : c.profile->findings)
+      out += fmt::format("  {} {} {}: {}\n", c.backend, c.problem.shape_label(), dtype_name(c.problem.dtype), f.text);
+  }
+  return out.empty() ? out : fmt::format("\nfindings:\n{}", out);
 }
 
 }  // namespace
@@ -27,9 +68,10 @@ std::string format_table(const RunReport& report) {
     best = std::min(best, c.timing->median_ms);
   }
 
-  std::string out = fmt::format("{:<14} {:<26} {:<5} {:<6} {:>10} {:>21} {:>9} {:>8}  {:<13} {}\n",
-                                "backend", "shape", "dtype", "causal", "median ms", "min..max ms",
-                                "TFLOP/s", "vs best", "verified", "status");
+  std::string out = fmt::format(
+      "{:<14} {:<26} {:<5} {:<6} {:>10} {:>21} {:>9} {:>8} {:>8} {:>7} {:>8}  {:<{}} {:<20}  {:<13} {}\n", "backend",
+      "shape", "dtype", "causal", "median ms", "min..max ms", "TFLOP/s", "vs best", "kern/fwd", "cpy/fwd", "host us",
+      "dominant kernel", kKernelColumn, "occupancy", "verified", "status");
   for (const CaseResult& c : report.cases) {
     const Problem& p = c.problem;
     std::string timing_cells = fmt::format("{:>10} {:>21} {:>9} {:>8}", "-", "-", "-", "-");
@@ -41,10 +83,14 @@ std::string format_table(const RunReport& report) {
     }
     std::string status = status_name(c.status);
     if (!c.reason.empty()) status += ": " + c.reason;
-    out += fmt::format("{:<14} {:<26} {:<5} {:<6} {}  {:<13} {}\n", c.backend, p.shape_label(),
-                       dtype_name(p.dtype), p.causal ? "yes" : "no", timing_cells, verified_cell(c),
-                       status);
+    out += fmt::format("{:<14} {:<26} {:<5} {:<6} {} {}  {:<13} {}\n", c.backend, p.shape_label(),
+                       dtype_name(p.dtype), p.causal ? "yes" : "no", timing_cells, profile_cells(c),
+                       verified_cell(c), status);
   }
+  out += findings_section(report);
+  const Profiler& profiler = report.environment.profiler;
+  if (!profiler.enabled && !profiler.description.empty())
+    out += fmt::format("\nprofile off, timing only: {}\n", profiler.description);
   return out;
 }
 

@@ -9,11 +9,12 @@
 
 #include "device_info.h"
 #include "problem.h"
+#include "profile/occupancy.h"
 #include "sweep.h"
 
 namespace sdpa {
 
-inline constexpr int kResultSchemaVersion = 1;
+inline constexpr int kResultSchemaVersion = 2;  // 2: profile, host cost, profiler
 
 enum class CaseStatus { ok, skipped, failed };
 const char* status_name(CaseStatus s);
@@ -35,6 +36,83 @@ struct TimingStats {
   double max_ms = 0;
 };
 
+enum class KernelCategory { tensor_core_gemm, simt_gemm, elementwise, reduction, softmax, fused_attention, copy, other };
+const char* category_name(KernelCategory c);  // "tensor-core GEMM", "SIMT fp32 GEMM", ...
+const char* category_id(KernelCategory c);    // the JSON's: "tensor_core_gemm", "simt_gemm", ...
+bool parse_category_id(const std::string& id, KernelCategory& out);
+
+struct Dim3 {
+  int x = 1, y = 1, z = 1;
+  int64_t count() const { return int64_t{x} * y * z; }
+  bool operator==(const Dim3&) const = default;
+};
+
+// One kernel of a forward: a name with one launch configuration.
+struct KernelProfile {
+  std::string name;       // demangled and shortened
+  std::string full_name;  // demangled
+  KernelCategory category = KernelCategory::other;
+  double per_forward = 0;  // launches per forward
+  double mean_us = 0;      // one launch
+  Dim3 grid, block, cluster;
+  int registers_per_thread = 0;
+  int static_shared = 0;   // bytes per block
+  int dynamic_shared = 0;  // bytes per block
+  int shared_config = 0;   // shared-memory carveout the SM ran with, bytes
+  std::string launch_type;  // "regular", "cooperative", ...
+  std::optional<OccupancyEstimate> occupancy;  // none on an architecture the calculator lacks
+
+  double us_per_forward() const { return per_forward * mean_us; }
+};
+
+// Copies of one direction ("DtoD", "HtoD", ...).
+struct MemcpyProfile {
+  std::string kind;
+  double per_forward = 0;
+  double bytes_per_forward = 0;
+  double mean_us = 0;
+};
+
+struct ForwardProfile {
+  int kernels = 0;
+  int memcpys = 0;
+  uint64_t memcpy_bytes = 0;
+  int memsets = 0;
+  double kernel_us = 0;  // the kernels' durations added up
+  double wall_us = 0;    // from run() starting on the host to the forward's last GPU work ending
+};
+
+// One line that says what the profile shows ("rule" names the check, for scripts).
+struct Finding {
+  std::string rule;
+  std::string text;
+  bool operator==(const Finding&) const = default;
+};
+
+// What a forward launches, from CUPTI activity records.
+struct CaseProfile {
+  std::vector<ForwardProfile> forwards;
+  std::vector<KernelProfile> kernels;  // in the order of their first launch
+  std::vector<MemcpyProfile> memcpys;
+  uint64_t dropped_records = 0;        // lost by CUPTI: counts are then lower bounds
+  uint64_t unattributed = 0;           // GPU work recorded outside every forward
+  int nvtx_ranges = 0;                 // forwards whose window came from their NVTX range (else host clock)
+  std::vector<Finding> findings;
+
+  double kernels_per_forward() const;
+  double memcpys_per_forward() const;
+  double memsets_per_forward() const;
+  const KernelProfile* dominant_kernel() const;  // most GPU time; nullptr without kernels
+};
+
+// Host (CPU) cost of a backend, measured with CUPTI off.
+struct HostCost {
+  double setup_ms = 0;       // create + prepare: handles, workspace, masks, plans (once)
+  double first_call_us = 0;  // the first run(): lazy module loading, library heuristics
+  double per_call_us = 0;    // run() in steady state, launches only (no synchronization)
+  int calls = 0;
+};
+
 struct CaseResult {
   std::string backend;
   Problem problem;
@@ -43,8 +121,16 @@ struct CaseResult {
   std::size_t predicted_bytes = 0;  // device memory the case needs, predicted before it runs
   std::optional<Verification> verification;
   std::optional<TimingStats> timing;
+  std::optional<CaseProfile> profile;  // none when profiling is off
+  std::optional<HostCost> host;
 
   double tflops() const;  // at the median time; 0 without timing
+};
+
+// Whether cases carry a CUPTI profile, and why not when they do not.
+struct Profiler {
+  bool enabled = false;
+  std::string description;  // "CUPTI 13.0 (API 130001)" when enabled, else the reason it is off
 };
 
 struct Environment {
@@ -55,6 +141,7 @@ struct Environment {
   std::string started_at;  // ISO 8601, UTC
   uint64_t seed = 0;
   std::optional<DeviceInfo> device;  // none for a dry run
+  Profiler profiler;
 };
 
 struct RunReport {

@@ -6,6 +6,8 @@
 
 #include "check.h"
 #include "device_buffer.h"
+#include "profile/host_cost.h"
+#include "profile/profile_pass.h"
 #include "random_fill.h"
 #include "reference.h"
 #include "timing.h"
@@ -46,7 +48,7 @@ struct ProblemData {
 std::string format_bytes(std::size_t bytes) { return fmt::format("{:.2f} GiB", bytes / 1073741824.0); }
 
 CaseResult run_case(const BackendEntry& entry, const Problem& p, const DeviceInfo& device,
-                    ProblemData& data, cudaStream_t stream, int warmup, int samples) {
+                    ProblemData& data, cudaStream_t stream, int warmup, int samples, CuptiSession* profiler) {
   CaseResult r;
   r.backend = std::string(entry.name);
   r.problem = p;
@@ -66,12 +68,21 @@ CaseResult run_case(const BackendEntry& entry, const Problem& p, const DeviceInf
     return r;
   }
 
+  HostCost host;
+  const HostStopwatch setup;
   const std::unique_ptr<Backend> backend = entry.create();
   backend->prepare(p, stream);
+  SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
+  host.setup_ms = setup.elapsed_us() / 1e3;
   const AttentionTensors tensors{data.q.get(), data.k.get(), data.v.get(), data.o.get()};
+  const auto forward = [&](cudaStream_t s) { backend->run(tensors, s); };
 
   SDPA_CHECK_CUDA(launch_poison(p.dtype, data.o.get(), p.q_elements(), stream));
-  backend->run(tensors, stream);
+  SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
+  const HostStopwatch first_call;
+  forward(stream);
+  host.first_call_us = first_call.elapsed_us();
+  r.host = host;
   SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
   r.verification = verify_output(p.dtype, data.o.get(), data.reference.as<float>(), p.q_elements(),
                                  data.sums.as<ErrorSums>(), stream);
@@ -84,7 +95,11 @@ CaseResult run_case(const BackendEntry& entry, const Problem& p, const DeviceInf
                            r.verification->non_finite);
     return r;
   }
-  r.timing = time_forward([&](cudaStream_t s) { backend->run(tensors, s); }, stream, warmup, samples);
+  if (profiler != nullptr)
+    r.profile = profile_forwards(*profiler, forward, stream, nvtx_range_prefix(r.backend, p), kProfileForwards, device);
+  r.timing = time_forward(forward, stream, warmup, samples);
+  r.host->per_call_us = host_us_per_call(forward, stream, kHostCostCalls);
+  r.host->calls = kHostCostCalls;
   r.status = CaseStatus::ok;
   return r;
 }
@@ -103,7 +118,8 @@ std::size_t predicted_case_bytes(const Problem& p, const BackendEntry& backend) 
 }
 
 std::vector<CaseResult> run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed,
-                                  int warmup, int samples, const CaseCallback& on_case) {
+                                  int warmup, int samples, const CaseCallback& on_case,
+                                  CuptiSession* profiler) {
   std::vector<CaseResult> results;
   CudaStream stream;
   uint64_t problem_index = 0;
@@ -145,7 +161,7 @@ std::vector<CaseResult> run_sweep(const SweepPlan& plan, const DeviceInfo& devic
     for (const BackendEntry* entry : plan.backends) {
       CaseResult r;
       try {
-        r = run_case(*entry, p, device, data, stream.get(), warmup, samples);
+        r = run_case(*entry, p, device, data, stream.get(), warmup, samples, profiler);
       } catch (const ApiError& e) {
         r.backend = std::string(entry->name);
         r.problem = p;

@@ -1,5 +1,6 @@
 // Runs a sweep: per problem, fresh random inputs and one reference; per backend, prepare,
-// verify against the reference, then time. Every case ends ok, skipped or failed with a reason.
+// verify against the reference, profile (when a CUPTI session is given), then time, and measure
+// the host cost. Every case ends ok, skipped or failed with a reason.
 #pragma once
 
 #include <cstddef>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "profile/cupti_session.h"
 #include "result.h"
 
 namespace sdpa {
@@ -25,7 +27,14 @@ struct SweepPlan {
 // Called after each case with its result, for progress output.
 using CaseCallback = std::function<void(const CaseResult&)>;
 
+// Forwards in a case's profile pass.
+inline constexpr int kProfileForwards = 3;
+// Back-to-back calls over which the host cost per call is averaged.
+inline constexpr int kHostCostCalls = 10;
+
+// `profiler` null: no profile pass (timing and host cost only).
 std::vector<CaseResult> run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed,
-                                  int warmup, int samples, const CaseCallback& on_case);
+                                  int warmup, int samples, const CaseCallback& on_case,
+                                  CuptiSession* profiler = nullptr);
 
 }  // namespace sdpa

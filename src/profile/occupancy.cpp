@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <utility>
 
 namespace sdpa {
 namespace {
@@ -21,6 +22,11 @@ constexpr std::array kArchTable{
     ArchLimits{8, 9, 1536, 100 * kKiB, 99 * kKiB},   // RTX 40xx, L4, L40
     ArchLimits{9, 0, 2048, 228 * kKiB, 227 * kKiB},  // H100, H200
     ArchLimits{10, 0, 2048, 228 * kKiB, 227 * kKiB},  // B200
+};
+
+constexpr std::pair<unsigned, const char*> kLimiterNames[] = {
+    {kLimitRegisters, "registers"}, {kLimitSharedMemory, "shared memory"}, {kLimitWarps, "warps"},
+    {kLimitBlocks, "blocks"},       {kLimitBarriers, "barriers"},
 };
 
 cudaOccDeviceProp device_prop(const ArchLimits& arch, int sm_count) {
@@ -54,17 +60,25 @@ std::optional<ArchLimits> arch_limits(int cc_major, int cc_minor) {
   return std::nullopt;
 }
 
+std::vector<std::string> limiter_names(unsigned limiters) {
+  std::vector<std::string> names;
+  for (const auto& [flag, name] : kLimiterNames)
+    if ((limiters & flag) != 0) names.emplace_back(name);
+  return names;
+}
+
+unsigned limiter_flag(const std::string& name) {
+  for (const auto& [flag, known] : kLimiterNames)
+    if (name == known) return flag;
+  return 0;
+}
+
 std::string limiter_text(unsigned limiters) {
-  static constexpr std::array<std::pair<unsigned, const char*>, 5> kNames{{
-      {kLimitRegisters, "registers"},
-      {kLimitSharedMemory, "shared memory"},
-      {kLimitWarps, "warps"},
-      {kLimitBlocks, "blocks"},
-      {kLimitBarriers, "barriers"},
-  }};
   std::string text;
-  for (const auto& [flag, name] : kNames)
-    if ((limiters & flag) != 0) text += (text.empty() ? "" : ", ") + std::string(name);
+  for (const std::string& name : limiter_names(limiters)) {
+    text += text.empty() ? "" : ", ";
+    text += name;
+  }
   return text;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace sdpa {
 
@@ -53,6 +54,9 @@ struct OccupancyEstimate {
   double profiler_style = 0;
 };
 
+// Each set flag's name: "registers", "shared memory", "warps", "blocks", "barriers".
+std::vector<std::string> limiter_names(unsigned limiters);
+unsigned limiter_flag(const std::string& name);  // 0 for a name that is none of those
 // "registers", "registers, shared memory", ... ("" when no flag is set).
 std::string limiter_text(unsigned limiters);
 

@@ -7,10 +7,48 @@
 namespace sdpa {
 namespace {
 
+// naive-inplace's shape: two tensor-core GEMMs, scale, masked fill, softmax; no copy.
+CaseProfile inplace_profile() {
+  CaseProfile prof;
+  KernelProfile gemm;
+  gemm.name = gemm.full_name = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1";
+  gemm.category = KernelCategory::tensor_core_gemm;
+  gemm.per_forward = 2;
+  gemm.mean_us = 150;
+  gemm.grid = Dim3{8, 8, 128};
+  gemm.block = Dim3{384, 1, 1};
+  gemm.registers_per_thread = 168;
+  gemm.dynamic_shared = 134 * 1024;
+  gemm.shared_config = 228 * 1024;
+  gemm.launch_type = "regular";
+  gemm.occupancy = OccupancyEstimate{1, 0.1875, kLimitRegisters | kLimitSharedMemory, 1, 1, 5, 32, 0.0};
+  KernelProfile softmax;
+  softmax.name = "softmax_rows_in_registers_kernel<__nv_bfloat16, 4>";
+  softmax.full_name = "void sdpa::(anonymous namespace)::softmax_rows_in_registers_kernel<__nv_bfloat16, 4>(__nv_bfloat16 const*, __nv_bfloat16*, long)";
+  softmax.category = KernelCategory::softmax;
+  softmax.per_forward = 1;
+  softmax.mean_us = 200;
+  softmax.grid = Dim3{32768, 1, 1};
+  softmax.block = Dim3{256, 1, 1};
+  softmax.registers_per_thread = 32;
+  softmax.launch_type = "regular";
+  softmax.occupancy = OccupancyEstimate{8, 1.0, kLimitWarps, 8, 32, 8, 32, 1.0};
+  KernelProfile fill = softmax;
+  fill.name = fill.full_name = "masked_fill_kernel<__nv_bfloat16>";
+  fill.category = KernelCategory::elementwise;
+  fill.per_forward = 2;
+  fill.mean_us = 100;
+  prof.kernels = {gemm, fill, softmax};
+  prof.forwards = {ForwardProfile{5, 0, 0, 0, 700, 800}, ForwardProfile{5, 0, 0, 0, 700, 780}};
+  prof.findings = {Finding{"low-occupancy", "low occupancy: sm90_xmma_gemm at 18.8% theoretical"}};
+  return prof;
+}
+
 RunReport sample_report() {
   RunReport r;
   r.config.seq = {1024};
-  r.environment = Environment{"0.1.0", "abc123", "sdpa-prof --seq 1024", "host", "2026-12-02T12:00:00Z", 42, {}};
+  r.environment = Environment{"0.1.0", "abc123", "sdpa-prof --seq 1024", "host", "2026-12-02T12:00:00Z", 42, {},
+                              Profiler{true, "CUPTI API 130001 (libcupti.so.13)"}};
   DeviceInfo d;
   d.name = "NVIDIA H200";
   d.uuid = "GPU-00000000-0000-0000-0000-000000000000";
@@ -31,13 +69,15 @@ RunReport sample_report() {
   p.causal = true;
 
   CaseResult fast{"naive-inplace", p, CaseStatus::ok, "", 900000000,
-                  Verification{4e-3, 0.03, 0, 2e-2, 0.25, true}, TimingStats{3, 20, 1.0, 0.98, 1.2}};
+                  Verification{4e-3, 0.03, 0, 2e-2, 0.25, true}, TimingStats{3, 20, 1.0, 0.98, 1.2},
+                  inplace_profile(), HostCost{1.5, 2500, 12.5, 10}};
   CaseResult slow{"math", p, CaseStatus::ok, "", 1700000000,
-                  Verification{1e-6, 1e-5, 0, 2e-2, 0.25, true}, TimingStats{3, 20, 3.0, 2.9, 3.5}};
+                  Verification{1e-6, 1e-5, 0, 2e-2, 0.25, true}, TimingStats{3, 20, 3.0, 2.9, 3.5}, std::nullopt,
+                  HostCost{0.5, 900, 40.0, 10}};
   CaseResult failed{"naive", p, CaseStatus::failed, "verification failed", 900000000,
-                    Verification{0.5, 3.0, 7, 2e-2, 0.25, false}, std::nullopt};
+                    Verification{0.5, 3.0, 7, 2e-2, 0.25, false}, std::nullopt, std::nullopt, HostCost{1.0, 800, 0, 0}};
   CaseResult skipped{"flash", p, CaseStatus::skipped, "not built: not implemented in this version", 0,
-                     std::nullopt, std::nullopt};
+                     std::nullopt, std::nullopt, std::nullopt, std::nullopt};
   r.cases = {fast, slow, failed, skipped};
   return r;
 }
@@ -53,6 +93,41 @@ TEST(JsonReport, RoundTripsTheResultModel) {
   EXPECT_EQ(back.cases[2].verification->non_finite, 7u);
   EXPECT_DOUBLE_EQ(back.cases[1].timing->median_ms, 3.0);
   EXPECT_EQ(back.environment.device->name, "NVIDIA H200");
+  EXPECT_TRUE(back.environment.profiler.enabled);
+  ASSERT_TRUE(back.cases[0].profile.has_value());
+  EXPECT_DOUBLE_EQ(back.cases[0].profile->kernels_per_forward(), 5.0);
+  EXPECT_EQ(back.cases[0].profile->kernels[0].occupancy->limiters, kLimitRegisters | kLimitSharedMemory);
+  EXPECT_EQ(back.cases[0].profile->findings, original.cases[0].profile->findings);
+  EXPECT_DOUBLE_EQ(back.cases[1].host->per_call_us, 40.0);
+  EXPECT_FALSE(back.cases[1].profile.has_value());
+}
+
+TEST(JsonReport, ReadsSchemaVersion1) {
+  nlohmann::json v1 = report_to_json(sample_report());
+  v1["schema_version"] = 1;
+  v1["environment"].erase("profiler");
+  for (nlohmann::json& c : v1["cases"]) {
+    c.erase("profile");
+    c.erase("host");
+  }
+  const RunReport back = report_from_json(v1);
+  EXPECT_FALSE(back.environment.profiler.enabled);
+  EXPECT_FALSE(back.cases[0].profile.has_value());
+  EXPECT_FALSE(back.cases[0].host.has_value());
+}
+
+TEST(JsonReport, CarriesTheWholeProfile) {
+  const nlohmann::json j = report_to_json(sample_report());
+  const nlohmann::json& profile = j["cases"][0]["profile"];
+  EXPECT_EQ(profile["kernels_per_forward"], 5.0);
+  EXPECT_EQ(profile["forwards"].size(), 2u);
+  const nlohmann::json& gemm = profile["kernels"][0];
+  EXPECT_EQ(gemm["category"], "tensor_core_gemm");
+  EXPECT_EQ(gemm["grid"], nlohmann::json::array({8, 8, 128}));
+  EXPECT_EQ(gemm["occupancy"]["limited_by"], nlohmann::json::array({"registers", "shared memory"}));
+  EXPECT_EQ(gemm["occupancy"]["profiler_style"], 0.0);
+  EXPECT_EQ(j["cases"][0]["host"]["per_call_us"], 12.5);
+  EXPECT_EQ(j["environment"]["profiler"]["enabled"], true);
 }
 
 TEST(JsonReport, SaysWhichFlopCountItUses) {
@@ -73,12 +148,34 @@ TEST(JsonReport, RejectsWhatIsNotAResult) {
 
 TEST(TableReport, MatchesGoldenOutput) {
   const std::string expected =
-      "backend        shape                      dtype causal  median ms           min..max ms   TFLOP/s  vs best  verified      status\n"
-      "naive-inplace  B8 H16 S1024 D64           bf16  yes         1.000          0.980..1.200      17.2    1.00x  yes 4.0e-03   ok\n"
-      "math           B8 H16 S1024 D64           bf16  yes         3.000          2.900..3.500       5.7    3.00x  yes 1.0e-06   ok\n"
-      "naive          B8 H16 S1024 D64           bf16  yes             -                     -         -        -  NO 5.0e-01    failed: verification failed\n"
-      "flash          B8 H16 S1024 D64           bf16  yes             -                     -         -        -  -             skipped: not built: not implemented in this version\n";
+      "backend        shape                      dtype causal  median ms           min..max ms   TFLOP/s  vs best kern/fwd cpy/fwd  host us  dominant kernel                  occupancy             verified      status\n"
+      "naive-inplace  B8 H16 S1024 D64           bf16  yes         1.000          0.980..1.200      17.2    1.00x        5       0     12.5  sm90_xmma_gemm_bf16bf16_bf16f... 18.8% regs+smem       yes 4.0e-03   ok\n"
+      "math           B8 H16 S1024 D64           bf16  yes         3.000          2.900..3.500       5.7    3.00x        -       -     40.0  -                                -                     yes 1.0e-06   ok\n"
+      "naive          B8 H16 S1024 D64           bf16  yes             -                     -         -        -        -       -        -  -                                -                     NO 5.0e-01    failed: verification failed\n"
+      "flash          B8 H16 S1024 D64           bf16  yes             -                     -         -        -        -       -        -  -                                -                     -             skipped: not built: not implemented in this version\n"
+      "\n"
+      "findings:\n"
+      "  naive-inplace B8 H16 S1024 D64 bf16: low occupancy: sm90_xmma_gemm at 18.8% theoretical\n";
   EXPECT_EQ(format_table(sample_report()), expected);
+}
+
+TEST(TableReport, SaysWhenTheProfileIsOff) {
+  RunReport r = sample_report();
+  r.environment.profiler = Profiler{false, "CUPTI could not be loaded (libcupti.so.13: cannot open shared object file)"};
+  EXPECT_NE(format_table(r).find("\nprofile off, timing only: CUPTI could not be loaded"), std::string::npos);
+}
+
+TEST(KernelsReport, MatchesGoldenOutput) {
+  const std::string expected =
+      "\n"
+      "naive-inplace B8 H16 S1024 D64 bf16 causal: 5 kernels, 0 memcpys, 0 memsets per forward (mean of 2); kernel time 700.0 us of 790.0 us wall (89%); host 12.5 us per call, first call 2500.0 us, setup 1.50 ms\n"
+      "  kernel                                                   category          /fwd   mean us  grid             block        regs  smem KB s+d  cluster launch     occ. limited by                  torch\n"
+      "  sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x... tensor-core GEMM     2     150.0  (8,8,128)        (384,1,1)     168    0.0+134.0  1x1x1   regular   18.8% registers, shared memory     0.0%\n"
+      "  masked_fill_kernel<__nv_bfloat16>                        elementwise          2     100.0  (32768,1,1)      (256,1,1)      32      0.0+0.0  1x1x1   regular  100.0% warps                      100.0%\n"
+      "  softmax_rows_in_registers_kernel<__nv_bfloat16, 4>       softmax              1     200.0  (32768,1,1)      (256,1,1)      32      0.0+0.0  1x1x1   regular  100.0% warps                      100.0%\n"
+      "\n"
+      "occ.: theoretical occupancy (opt-in shared-memory limit, the carveout the kernel ran with); torch: what PyTorch's profiler estimates (48 KB default limit, blocks capped by grid / SMs)\n";
+  EXPECT_EQ(format_kernels(sample_report()), expected);
 }
 
 }  // namespace

@@ -1,0 +1,86 @@
+#include "profile/cupti_library.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <fmt/format.h>
+
+#include "check.h"
+
+namespace sdpa {
+namespace {
+
+constexpr uint32_t kCuptiMajor = CUPTI_API_VERSION / 10000;  // 13: CUpti_ActivityKernel10 and friends
+
+struct Loaded {
+  CuptiApi api;
+  std::string error;  // empty when api is usable
+};
+
+template <typename Fn>
+bool resolve(void* library, const char* symbol, Fn& fn, std::string& error) {
+  fn = reinterpret_cast<Fn>(dlsym(library, symbol));
+  if (fn == nullptr && error.empty()) error = fmt::format("libcupti lacks {}", symbol);
+  return fn != nullptr;
+}
+
+Loaded load() {
+  Loaded l;
+  const std::string soname = fmt::format("libcupti.so.{}", kCuptiMajor);
+  void* library = nullptr;
+  std::string tried;
+  for (const std::string& candidate : {soname, fmt::format("{}/{}", SDPA_CUDA_LIBRARY_DIR, soname)}) {
+    library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (library != nullptr) break;
+    tried += fmt::format("{}{}", tried.empty() ? "" : "; ", dlerror());
+  }
+  if (library == nullptr) {
+    l.error = fmt::format("CUPTI could not be loaded ({})", tried);
+    return l;
+  }
+  const link_map* map = nullptr;
+  l.api.path = dlinfo(library, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr ? map->l_name : soname;
+
+  CuptiApi& a = l.api;
+  resolve(library, "cuptiGetResultString", a.cuptiGetResultString, l.error);
+  resolve(library, "cuptiGetVersion", a.cuptiGetVersion, l.error);
+  resolve(library, "cuptiGetTimestamp", a.cuptiGetTimestamp, l.error);
+  resolve(library, "cuptiActivityRegisterCallbacks", a.cuptiActivityRegisterCallbacks, l.error);
+  resolve(library, "cuptiActivityEnable", a.cuptiActivityEnable, l.error);
+  resolve(library, "cuptiActivityDisable", a.cuptiActivityDisable, l.error);
+  resolve(library, "cuptiActivityFlushAll", a.cuptiActivityFlushAll, l.error);
+  resolve(library, "cuptiActivityGetNextRecord", a.cuptiActivityGetNextRecord, l.error);
+  resolve(library, "cuptiActivityGetNumDroppedRecords", a.cuptiActivityGetNumDroppedRecords, l.error);
+  if (!l.error.empty()) return l;
+  if (const CUptiResult r = a.cuptiGetVersion(&a.version); r != CUPTI_SUCCESS) {
+    l.error = fmt::format("cuptiGetVersion failed ({})", static_cast<int>(r));
+  } else if (a.version / 10000 < kCuptiMajor) {
+    l.error = fmt::format("{} has CUPTI API version {}, older than the {} this build reads", l.api.path,
+                          a.version, CUPTI_API_VERSION);
+  }
+  return l;
+}
+
+const Loaded& loaded() {
+  static const Loaded l = load();
+  return l;
+}
+
+}  // namespace
+
+const CuptiApi* load_cupti(std::string& why) {
+  const Loaded& l = loaded();
+  why = l.error;
+  return l.error.empty() ? &l.api : nullptr;
+}
+
+const char* cupti_result_text(CUptiResult result) {
+  const char* text = nullptr;
+  const Loaded& l = loaded();
+  if (l.api.cuptiGetResultString != nullptr && l.api.cuptiGetResultString(result, &text) == CUPTI_SUCCESS &&
+      text != nullptr)
+    return text;
+  return "unknown CUPTI result";
+}
+
+}  // namespace sdpa

@@ -1,0 +1,31 @@
+// CUPTI, loaded at run time with dlopen: sdpa-prof starts, verifies and times where libcupti
+// is missing, and only the profile is then off.
+#pragma once
+
+#include <cupti.h>
+
+#include <string>
+
+namespace sdpa {
+
+// The CUPTI entry points the tool calls, named as CUPTI names them (so that a failed call's
+// text in an error reads as the CUPTI call).
+struct CuptiApi {
+  decltype(&::cuptiGetResultString) cuptiGetResultString = nullptr;
+  decltype(&::cuptiGetVersion) cuptiGetVersion = nullptr;
+  decltype(&::cuptiGetTimestamp) cuptiGetTimestamp = nullptr;
+  decltype(&::cuptiActivityRegisterCallbacks) cuptiActivityRegisterCallbacks = nullptr;
+  decltype(&::cuptiActivityEnable) cuptiActivityEnable = nullptr;
+  decltype(&::cuptiActivityDisable) cuptiActivityDisable = nullptr;
+  decltype(&::cuptiActivityFlushAll) cuptiActivityFlushAll = nullptr;
+  decltype(&::cuptiActivityGetNextRecord) cuptiActivityGetNextRecord = nullptr;
+  decltype(&::cuptiActivityGetNumDroppedRecords) cuptiActivityGetNumDroppedRecords = nullptr;
+  std::string path;      // the file that loaded
+  uint32_t version = 0;  // cuptiGetVersion: the API version, e.g. 130001
+};
+
+// Loads libcupti once per process. nullptr, with the reason in `why`, when it is missing, lacks
+// an entry point or is older than the records this build reads.
+const CuptiApi* load_cupti(std::string& why);
+
+}  // namespace sdpa

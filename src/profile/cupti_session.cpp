@@ -1,0 +1,228 @@
+#include "profile/cupti_session.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <exception>
+#include <iterator>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "check.h"
+
+namespace sdpa {
+namespace {
+
+constexpr std::size_t kBufferBytes = std::size_t{8} << 20;
+constexpr std::size_t kBufferAlignment = 8;  // CUPTI's requirement for activity buffers
+
+constexpr CUpti_ActivityKind kKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_MARKER,
+};
+
+// CUPTI's buffer callbacks are plain functions: they reach the one live session through this.
+std::atomic<CuptiSession*> g_session{nullptr};
+
+const char* memcpy_kind_name(uint8_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
+    default: return "unknown";
+  }
+}
+
+const char* launch_type_name(uint8_t type) {
+  switch (type) {
+    case CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR: return "regular";
+    case CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE: return "cooperative";
+    case CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE: return "cooperative multi-device";
+    case CUPTI_ACTIVITY_LAUNCH_TYPE_CBL_COMMANDLIST: return "command list";
+    default: return "unknown";
+  }
+}
+
+KernelRecord kernel_record(const CUpti_ActivityKernel10& k) {
+  KernelRecord r;
+  r.name = k.name != nullptr ? k.name : "";
+  r.start = k.start;
+  r.end = k.end;
+  r.correlation = k.correlationId;
+  r.grid = Dim3{k.gridX, k.gridY, k.gridZ};
+  r.block = Dim3{k.blockX, k.blockY, k.blockZ};
+  r.cluster = Dim3{static_cast<int>(k.clusterX), static_cast<int>(k.clusterY), static_cast<int>(k.clusterZ)};
+  r.registers_per_thread = k.registersPerThread;
+  r.static_shared = k.staticSharedMemory;
+  r.dynamic_shared = k.dynamicSharedMemory;
+  r.shared_config = static_cast<int>(k.sharedMemoryExecuted);
+  r.launch_type = launch_type_name(k.launchType);
+  return r;
+}
+
+}  // namespace
+
+std::unique_ptr<CuptiSession> CuptiSession::start(std::string& why_not) {
+  const CuptiApi* api = load_cupti(why_not);
+  if (api == nullptr) return nullptr;
+  if (g_session.load() != nullptr) {
+    why_not = "another CUPTI session is already recording in this process";
+    return nullptr;
+  }
+  // NVTX v3 hands its ranges to the library this names; CUPTI then records them as markers.
+  // A profiler that set it already holds CUPTI, and enable() below says so.
+  setenv("NVTX_INJECTION64_PATH", api->path.c_str(), 0);
+  try {
+    std::unique_ptr<CuptiSession> session(new CuptiSession(*api));
+    // Enabling fails here, not in the first case, when another subscriber holds CUPTI.
+    Pass probe(*session);
+    probe.finish();
+    return session;
+  } catch (const ApiError& e) {
+    why_not = e.what();
+    return nullptr;
+  }
+}
+
+CuptiSession::CuptiSession(const CuptiApi& api) : api_(api) {
+  g_session.store(this);
+  try {
+    SDPA_CHECK_CUPTI(api_.cuptiActivityRegisterCallbacks(&buffer_requested, &buffer_completed));
+  } catch (...) {
+    g_session.store(nullptr);
+    throw;
+  }
+}
+
+CuptiSession::~CuptiSession() {
+  try {
+    flush();  // every pass has disabled its kinds; what is left in CUPTI's buffers comes back now
+  } catch (const ApiError&) {
+    // Destruction cannot report it, and no pass waits for these records.
+  }
+  g_session.store(nullptr);
+}
+
+std::string CuptiSession::description() const { return fmt::format("CUPTI API {} ({})", api_.version, api_.path); }
+
+uint64_t CuptiSession::timestamp() const {
+  uint64_t t = 0;
+  SDPA_CHECK_CUPTI(api_.cuptiGetTimestamp(&t));
+  return t;
+}
+
+void CuptiSession::enable() {
+  std::size_t enabled = 0;
+  try {
+    for (; enabled < std::size(kKinds); ++enabled) SDPA_CHECK_CUPTI(api_.cuptiActivityEnable(kKinds[enabled]));
+  } catch (const ApiError&) {
+    // Best effort: the failure to enable is the error worth reporting.
+    for (std::size_t i = 0; i < enabled; ++i) static_cast<void>(api_.cuptiActivityDisable(kKinds[i]));
+    throw;
+  }
+}
+
+void CuptiSession::disable() {
+  for (const CUpti_ActivityKind kind : kKinds) SDPA_CHECK_CUPTI(api_.cuptiActivityDisable(kind));
+}
+
+void CuptiSession::flush() { SDPA_CHECK_CUPTI(api_.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)); }
+
+void CuptiSession::buffer_requested(uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  // A null buffer makes CUPTI drop records, which the dropped count then reports.
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void CuptiSession::buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, std::size_t,
+                                    std::size_t valid_size) {
+  if (CuptiSession* session = g_session.load(); session != nullptr && buffer != nullptr)
+    session->parse(context, stream_id, buffer, valid_size);
+  std::free(buffer);
+}
+
+void CuptiSession::parse(CUcontext context, uint32_t stream_id, uint8_t* buffer, std::size_t valid_size) {
+  const std::lock_guard lock(mutex_);
+  try {
+    CUpti_Activity* record = nullptr;
+    for (;;) {
+      const CUptiResult next = api_.cuptiActivityGetNextRecord(buffer, valid_size, &record);
+      if (next == CUPTI_ERROR_MAX_LIMIT_REACHED) break;
+      SDPA_CHECK_CUPTI(next);
+      switch (record->kind) {
+        case CUPTI_ACTIVITY_KIND_KERNEL:
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+          records_.kernels.push_back(kernel_record(*reinterpret_cast<const CUpti_ActivityKernel10*>(record)));
+          break;
+        case CUPTI_ACTIVITY_KIND_MEMCPY: {
+          const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+          records_.memcpys.push_back(MemcpyRecord{memcpy_kind_name(m.copyKind), m.bytes, m.start, m.end, m.correlationId});
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMSET: {
+          const auto& m = *reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+          records_.memsets.push_back(MemsetRecord{m.bytes, m.start, m.end, m.correlationId});
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_RUNTIME:
+        case CUPTI_ACTIVITY_KIND_DRIVER: {
+          const auto& a = *reinterpret_cast<const CUpti_ActivityAPI*>(record);
+          records_.api_calls.push_back(ApiRecord{a.start, a.end, a.correlationId});
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_MARKER: {
+          const auto& m = *reinterpret_cast<const CUpti_ActivityMarker2*>(record);
+          if ((m.flags & (CUPTI_ACTIVITY_FLAG_MARKER_START | CUPTI_ACTIVITY_FLAG_MARKER_END)) != 0)
+            records_.markers.push_back(MarkerRecord{m.id, m.timestamp, (m.flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0,
+                                                    m.name != nullptr ? m.name : ""});
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    std::size_t dropped = 0;
+    SDPA_CHECK_CUPTI(api_.cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped));
+    records_.dropped += dropped;
+  } catch (const ApiError&) {
+    if (!callback_error_) callback_error_ = std::current_exception();
+  }
+}
+
+CuptiSession::Pass::Pass(CuptiSession& session) : session_(session) {
+  {
+    const std::lock_guard lock(session_.mutex_);
+    session_.records_ = ActivityRecords{};
+    session_.callback_error_ = nullptr;
+  }
+  session_.enable();
+}
+
+CuptiSession::Pass::~Pass() {
+  if (!recording_) return;
+  try {
+    session_.disable();
+  } catch (const ApiError&) {
+    // Already unwinding from the error that ended the pass early.
+  }
+}
+
+ActivityRecords CuptiSession::Pass::finish() {
+  SDPA_CHECK_CUDA(cudaDeviceSynchronize());
+  session_.disable();
+  recording_ = false;
+  session_.flush();
+  const std::lock_guard lock(session_.mutex_);
+  if (session_.callback_error_) std::rethrow_exception(std::exchange(session_.callback_error_, nullptr));
+  return std::exchange(session_.records_, ActivityRecords{});
+}
+
+}  // namespace sdpa

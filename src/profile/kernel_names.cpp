@@ -1,0 +1,88 @@
+#include "profile/kernel_names.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <memory>
+#include <regex>
+#include <string_view>
+
+namespace sdpa {
+namespace {
+
+bool contains_any(const std::string& text, std::initializer_list<std::string_view> patterns) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](std::string_view p) { return text.find(p) != std::string::npos; });
+}
+
+// Cuts a trailing argument list: "f<int>(int, float)" -> "f<int>".
+std::string without_arguments(std::string s) {
+  if (s.ends_with(" const")) s.resize(s.size() - 6);
+  if (s.empty() || s.back() != ')') return s;
+  int depth = 0;
+  for (std::size_t i = s.size(); i-- > 0;) {
+    if (s[i] == ')') ++depth;
+    if (s[i] == '(' && --depth == 0) return s.substr(0, i);
+  }
+  return s;
+}
+
+// Drops what precedes the last space outside brackets: a template function's return type.
+std::string without_return_type(const std::string& s) {
+  int depth = 0;
+  std::size_t cut = std::string::npos;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '<' || c == '(' || c == '[' || c == '{') ++depth;
+    if (c == '>' || c == ')' || c == ']' || c == '}') --depth;
+    if (c == ' ' && depth == 0) cut = i;
+  }
+  return cut == std::string::npos ? s : s.substr(cut + 1);
+}
+
+std::string without_namespaces(const std::string& s) {
+  static const std::regex qualifier(R"((\(anonymous namespace\)|[A-Za-z_][A-Za-z0-9_]*)::)");
+  return std::regex_replace(s, qualifier, "");
+}
+
+std::string lowercase(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+}  // namespace
+
+std::string demangle(const std::string& name) {
+  int status = 0;
+  const std::unique_ptr<char, decltype(&std::free)> text(
+      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
+  return status == 0 && text ? std::string(text.get()) : name;
+}
+
+std::string shorten_kernel_name(const std::string& demangled, std::size_t max_chars) {
+  std::string s = without_namespaces(without_return_type(without_arguments(demangled)));
+  if (s.size() > max_chars && max_chars > 3) s = s.substr(0, max_chars - 3) + "...";
+  return s;
+}
+
+KernelCategory categorize_kernel(const std::string& demangled) {
+  // Namespaces out first: this tool's own kernels live in `sdpa::`.
+  const std::string n = lowercase(shorten_kernel_name(demangled, std::string::npos));
+  if (contains_any(n, {"flash", "fmha", "attention", "attn", "sdpa"})) return KernelCategory::fused_attention;
+  if (contains_any(n, {"gemm", "xmma", "cutlass", "gemv", "matmul"})) {
+    // cuBLAS names the operand types: f32f32_f32f32 is fp32 in and out, sgemm/simt the CUDA-core path.
+    if (contains_any(n, {"sgemm", "simt", "f32f32_f32f32"})) return KernelCategory::simt_gemm;
+    return KernelCategory::tensor_core_gemm;
+  }
+  if (n.find("softmax") != std::string::npos) return KernelCategory::softmax;
+  if (contains_any(n, {"reduce", "reduction", "all_rows"})) return KernelCategory::reduction;
+  if (contains_any(n, {"copy", "memcpy"})) return KernelCategory::copy;
+  if (contains_any(n, {"elementwise", "fill", "scale", "mask", "where", "equal", "tril", "triu", "logical",
+                       "cast", "poison"}))
+    return KernelCategory::elementwise;
+  return KernelCategory::other;
+}
+
+}  // namespace sdpa
