@@ -65,7 +65,7 @@ int run(const Problem& p, uint64_t seed, int warmup, int samples) {
              plans.empty() ? "none" : fmt::format("graph {:.2f} ms, heuristics {:.2f} ms",
                                                   plans[0]->graph_ms, plans[0]->heuristics_ms),
              plans.size());
-  fmt::print("{:<34} {:<70} {:>9} {:>8} {:>10} {:>8} {:>9}\n", "proposed by", "engine config", "workspace",
+  fmt::print("{:<40} {:<62} {:>9} {:>8} {:>10} {:>8} {:>9}\n", "proposed by", "engine config", "workspace",
              "plan ms", "median ms", "TFLOP/s", "rel L2");
   const SdpaScalars scalars{static_cast<float>(p.softmax_scale()), masked_score_value(api->version)};
   const AttentionTensors tensors{q.get(), k.get(), v.get(), o.get()};
@@ -87,7 +87,7 @@ int run(const Problem& p, uint64_t seed, int warmup, int samples) {
     } else {
       ++failed;
     }
-    fmt::print("{:<34} {:<70} {:>9} {:>8.1f} {:>19} {:>9.2e}{}\n", plan->chosen_by, plan->engine.text(),
+    fmt::print("{:<40} {:<62} {:>9} {:>8.1f} {:>19} {:>9.2e}{}\n", plan->chosen_by, plan->engine.text(),
                plan->workspace_bytes, plan->plan_ms, timing, check.rel_l2_error,
                check.passed ? "" : "  FAILED verification");
   }
