@@ -70,7 +70,9 @@ void mask_every_call(const CaseProfile& p, std::vector<Finding>& out) {
                    [](const KernelProfile& k) { return name_has_any(k, {"tril", "triu"}); }))
     return;
   const Selection s = select(p, [](const KernelProfile& k) {
-    return name_has_any(k, {"tril", "triu", "logical_not", "where_scalar", "causal_mask"});
+    // ones(bool) -> tril -> logical_not -> where(-inf, 0): this tool's names and PyTorch's.
+    return name_has_any(k, {"fill_kernel<bool>", "fillfunctor<bool>", "tril", "triu", "logical_not", "where_scalar",
+                            "causal_mask"});
   });
   out.push_back({"mask-every-call", fmt::format("causal mask built on every call: {:g} kernels per forward, {:.1f} us ({})",
                                                 s.per_forward, s.us, s.names)});
