@@ -66,7 +66,8 @@ class CudnnSession {
   CudnnSession() {
     const auto start = std::chrono::steady_clock::now();
     handle_ = std::make_unique<cg::Handle>();
-    handle_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    handle_ms_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
 
   std::unique_ptr<cg::Handle> handle_;
@@ -85,16 +86,19 @@ class CudnnBackend final : public Backend {
     plan_ = session.plan(problem, built);
     causal_ = problem.causal;
     bound_ = {};
-    scalars_ = SdpaScalars{static_cast<float>(problem.softmax_scale()), masked_score_value(cudnn().version)};
-    stats_ = DeviceBuffer(static_cast<std::size_t>(problem.batch * problem.heads * problem.seq_q) * sizeof(float));
+    scalars_ = SdpaScalars{static_cast<float>(problem.softmax_scale()),
+                           masked_score_value(cudnn().version)};
+    stats_ = DeviceBuffer(static_cast<std::size_t>(problem.batch * problem.heads * problem.seq_q) *
+                          sizeof(float));
     workspace_ = DeviceBuffer(static_cast<std::size_t>(plan_->workspace_bytes));
     if (built)
-      fmt::print(stderr, "cudnn {} {}{}: {} ({}); workspace {} B; setup {}graph {:.2f} ms, "
+      fmt::print(stderr,
+                 "cudnn {} {}{}: {} ({}); workspace {} B; setup {}graph {:.2f} ms, "
                  "heuristics {:.2f} ms, plan {:.1f} ms ({} config{} tried)\n",
                  problem.shape_label(), dtype_name(problem.dtype), problem.causal ? " causal" : "",
                  plan_->engine.text(), plan_->chosen_by, plan_->workspace_bytes,
-                 handle_ms ? fmt::format("handle {:.1f} ms, ", *handle_ms) : "",
-                 plan_->graph_ms, plan_->heuristics_ms, plan_->plan_ms, plan_->configs_tried,
+                 handle_ms ? fmt::format("handle {:.1f} ms, ", *handle_ms) : "", plan_->graph_ms,
+                 plan_->heuristics_ms, plan_->plan_ms, plan_->configs_tried,
                  plan_->configs_tried == 1 ? "" : "s");
   }
 
@@ -127,13 +131,15 @@ std::optional<std::string> cudnn_unsupported(const Problem& p, const DeviceInfo&
   if (device.arch() < 80) return "cuDNN's fused attention needs sm_80 or newer";
   const int64_t max_head_dim = device.arch() == 90 ? 256 : 128;
   if (p.head_dim % 8 != 0 || p.head_dim > max_head_dim)
-    return fmt::format("head dim {}: cuDNN's fused attention takes multiples of 8 up to {} on sm_{}",
-                       p.head_dim, max_head_dim, device.arch());
+    return fmt::format(
+        "head dim {}: cuDNN's fused attention takes multiples of 8 up to {} on sm_{}", p.head_dim,
+        max_head_dim, device.arch());
   return std::nullopt;
 }
 
 std::size_t cudnn_workspace(const Problem& p) {
-  // The softmax statistics; the plan's own workspace is known only once it is built (0 seen so far).
+  // The softmax statistics; the plan's own workspace is known only once it is built (0 seen so
+  // far).
   return static_cast<std::size_t>(p.batch * p.heads * p.seq_q) * sizeof(float);
 }
 
@@ -142,7 +148,8 @@ std::size_t cudnn_workspace(const Problem& p) {
 const BackendEntry& cudnn_backend_entry() {
   static const BackendEntry entry{
       .name = "cudnn",
-      .summary = "cuDNN's fused attention through the backend graph API, plan built once and cached",
+      .summary =
+          "cuDNN's fused attention through the backend graph API, plan built once and cached",
       .dtypes = "bf16, fp16",
       .head_dims = "x8 to 256",
       .archs = "sm_80+",

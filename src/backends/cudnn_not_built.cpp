@@ -5,7 +5,8 @@ namespace sdpa {
 const BackendEntry& cudnn_backend_entry() {
   static const BackendEntry entry{
       .name = "cudnn",
-      .summary = "cuDNN's fused attention through the backend graph API, plan built once and cached",
+      .summary =
+          "cuDNN's fused attention through the backend graph API, plan built once and cached",
       .dtypes = "bf16, fp16",
       .head_dims = "x8 to 256",
       .archs = "sm_80+",

@@ -31,7 +31,8 @@ Loaded load() {
     return l;
   }
   const link_map* map = nullptr;
-  l.api.path = dlinfo(library, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr ? map->l_name : kCudnnSoname;
+  l.api.path =
+      dlinfo(library, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr ? map->l_name : kCudnnSoname;
 
   CudnnApi& a = l.api;
   resolve(library, "cudnnGetVersion", a.cudnnGetVersion, l.error);
@@ -63,7 +64,9 @@ const CudnnApi* load_cudnn(std::string& why) {
   return l.error.empty() ? &l.api : nullptr;
 }
 
-const CudnnApi& cudnn() { return loaded().api; }
+const CudnnApi& cudnn() {
+  return loaded().api;
+}
 
 std::string cudnn_last_error() {
   const CudnnApi& a = loaded().api;

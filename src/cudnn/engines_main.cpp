@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "check.h"
 #include "cudnn/cudnn_library.h"
@@ -24,8 +24,8 @@ namespace {
 constexpr int64_t kReferenceScratchFloats = int64_t{64} << 20;
 
 AttentionShape shape_of(const Problem& p) {
-  return AttentionShape{p.batch,  p.heads,   p.kv_heads, p.seq_q, p.seq_kv, p.head_dim,
-                        p.causal, static_cast<float>(p.softmax_scale())};
+  return AttentionShape{p.batch,  p.heads,    p.kv_heads, p.seq_q,
+                        p.seq_kv, p.head_dim, p.causal,   static_cast<float>(p.softmax_scale())};
 }
 
 std::size_t bytes(int64_t elements, std::size_t element_bytes) {
@@ -46,7 +46,8 @@ int run(const Problem& p, uint64_t seed, int warmup, int samples) {
   }
   CudaStream stream;
   const std::size_t elem = dtype_bytes(p.dtype);
-  DeviceBuffer q(bytes(p.q_elements(), elem)), k(bytes(p.kv_elements(), elem)), v(bytes(p.kv_elements(), elem));
+  DeviceBuffer q(bytes(p.q_elements(), elem)), k(bytes(p.kv_elements(), elem)),
+      v(bytes(p.kv_elements(), elem));
   DeviceBuffer o(bytes(p.q_elements(), elem)), ref(bytes(p.q_elements(), sizeof(float)));
   const int64_t scratch_floats = std::min(kReferenceScratchFloats, p.score_elements());
   DeviceBuffer scratch(bytes(scratch_floats, sizeof(float))), sums(sizeof(ErrorSums));
@@ -54,25 +55,29 @@ int run(const Problem& p, uint64_t seed, int warmup, int samples) {
   SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, q.get(), p.q_elements(), seed, 0, stream.get()));
   SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, k.get(), p.kv_elements(), seed, 1, stream.get()));
   SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, v.get(), p.kv_elements(), seed, 2, stream.get()));
-  SDPA_CHECK_CUDA(launch_reference_attention(p.dtype, shape_of(p), q.get(), k.get(), v.get(), ref.as<float>(),
-                                             scratch.as<float>(), scratch_floats, stream.get()));
+  SDPA_CHECK_CUDA(launch_reference_attention(p.dtype, shape_of(p), q.get(), k.get(), v.get(),
+                                             ref.as<float>(), scratch.as<float>(), scratch_floats,
+                                             stream.get()));
 
   cudnn_graph::Handle handle;
   SDPA_CHECK_CUDNN(api->cudnnSetStream(handle.get(), stream.get()));
   const auto plans = every_sdpa_plan(p, handle.get());
   fmt::print("{} {} {} causal={}, cuDNN {} ({}), {}: {} engine configs finalize\n", device.name,
              p.shape_label(), dtype_name(p.dtype), p.causal ? "yes" : "no", api->version, api->path,
-             plans.empty() ? "none" : fmt::format("graph {:.2f} ms, heuristics {:.2f} ms",
-                                                  plans[0]->graph_ms, plans[0]->heuristics_ms),
+             plans.empty() ? "none"
+                           : fmt::format("graph {:.2f} ms, heuristics {:.2f} ms",
+                                         plans[0]->graph_ms, plans[0]->heuristics_ms),
              plans.size());
-  fmt::print("{:<40} {:<62} {:>9} {:>8} {:>10} {:>8} {:>9}\n", "proposed by", "engine config", "workspace",
-             "plan ms", "median ms", "TFLOP/s", "rel L2");
-  const SdpaScalars scalars{static_cast<float>(p.softmax_scale()), masked_score_value(api->version)};
+  fmt::print("{:<40} {:<62} {:>9} {:>8} {:>10} {:>8} {:>9}\n", "proposed by", "engine config",
+             "workspace", "plan ms", "median ms", "TFLOP/s", "rel L2");
+  const SdpaScalars scalars{static_cast<float>(p.softmax_scale()),
+                            masked_score_value(api->version)};
   const AttentionTensors tensors{q.get(), k.get(), v.get(), o.get()};
   int failed = 0;
   for (const auto& plan : plans) {
     DeviceBuffer workspace(static_cast<std::size_t>(plan->workspace_bytes));
-    const cudnn_graph::Descriptor pack = sdpa_variant_pack(tensors, p.causal, stats.get(), scalars, workspace.get());
+    const cudnn_graph::Descriptor pack =
+        sdpa_variant_pack(tensors, p.causal, stats.get(), scalars, workspace.get());
     const auto forward = [&](cudaStream_t) {
       SDPA_CHECK_CUDNN(api->cudnnBackendExecute(handle.get(), plan->plan.get(), pack.get()));
     };
@@ -83,13 +88,14 @@ int run(const Problem& p, uint64_t seed, int warmup, int samples) {
     std::string timing = "not timed";
     if (check.passed) {
       const TimingStats t = time_forward(forward, stream.get(), warmup, samples);
-      timing = fmt::format("{:>10.3f} {:>8.0f}", t.median_ms, p.flops() / (t.median_ms * 1e-3) / 1e12);
+      timing =
+          fmt::format("{:>10.3f} {:>8.0f}", t.median_ms, p.flops() / (t.median_ms * 1e-3) / 1e12);
     } else {
       ++failed;
     }
-    fmt::print("{:<40} {:<62} {:>9} {:>8.1f} {:>19} {:>9.2e}{}\n", plan->chosen_by, plan->engine.text(),
-               plan->workspace_bytes, plan->plan_ms, timing, check.rel_l2_error,
-               check.passed ? "" : "  FAILED verification");
+    fmt::print("{:<40} {:<62} {:>9} {:>8.1f} {:>19} {:>9.2e}{}\n", plan->chosen_by,
+               plan->engine.text(), plan->workspace_bytes, plan->plan_ms, timing,
+               check.rel_l2_error, check.passed ? "" : "  FAILED verification");
   }
   return failed == 0 && !plans.empty() ? 0 : 1;
 }
@@ -130,7 +136,8 @@ int main(int argc, char** argv) {
   p.causal = !no_causal;
   parse_dtype(dtype, p.dtype);
   if (p.heads % p.kv_heads != 0) {
-    fmt::print(stderr, "sdpa-cudnn-engines: --kv-heads {} must divide --heads {}\n", p.kv_heads, p.heads);
+    fmt::print(stderr, "sdpa-cudnn-engines: --kv-heads {} must divide --heads {}\n", p.kv_heads,
+               p.heads);
     return 2;
   }
   try {

@@ -16,21 +16,36 @@ constexpr int64_t kTensorAlignment = 16;  // bytes; cudaMalloc gives 256
 
 const char* descriptor_name(cudnnBackendDescriptorType_t type) {
   switch (type) {
-    case CUDNN_BACKEND_POINTWISE_DESCRIPTOR: return "POINTWISE";
-    case CUDNN_BACKEND_ENGINE_DESCRIPTOR: return "ENGINE";
-    case CUDNN_BACKEND_ENGINECFG_DESCRIPTOR: return "ENGINECFG";
-    case CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR: return "ENGINEHEUR";
-    case CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: return "EXECUTION_PLAN";
-    case CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR: return "KNOB_CHOICE";
-    case CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR: return "OPERATION_POINTWISE";
-    case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR: return "OPERATIONGRAPH";
-    case CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR: return "VARIANT_PACK";
-    case CUDNN_BACKEND_TENSOR_DESCRIPTOR: return "TENSOR";
-    case CUDNN_BACKEND_MATMUL_DESCRIPTOR: return "MATMUL";
-    case CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR: return "OPERATION_MATMUL";
-    case CUDNN_BACKEND_REDUCTION_DESCRIPTOR: return "REDUCTION";
-    case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR: return "OPERATION_REDUCTION";
-    default: return "descriptor";
+    case CUDNN_BACKEND_POINTWISE_DESCRIPTOR:
+      return "POINTWISE";
+    case CUDNN_BACKEND_ENGINE_DESCRIPTOR:
+      return "ENGINE";
+    case CUDNN_BACKEND_ENGINECFG_DESCRIPTOR:
+      return "ENGINECFG";
+    case CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR:
+      return "ENGINEHEUR";
+    case CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR:
+      return "EXECUTION_PLAN";
+    case CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR:
+      return "KNOB_CHOICE";
+    case CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR:
+      return "OPERATION_POINTWISE";
+    case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR:
+      return "OPERATIONGRAPH";
+    case CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR:
+      return "VARIANT_PACK";
+    case CUDNN_BACKEND_TENSOR_DESCRIPTOR:
+      return "TENSOR";
+    case CUDNN_BACKEND_MATMUL_DESCRIPTOR:
+      return "MATMUL";
+    case CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR:
+      return "OPERATION_MATMUL";
+    case CUDNN_BACKEND_REDUCTION_DESCRIPTOR:
+      return "REDUCTION";
+    case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR:
+      return "OPERATION_REDUCTION";
+    default:
+      return "descriptor";
   }
 }
 
@@ -59,21 +74,26 @@ std::vector<Descriptor> get_descriptors(const Descriptor& from, cudnnBackendAttr
   if (const cudnnStatus_t st = cudnn().cudnnBackendGetAttribute(
           from.get(), name, CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &got, raw.data());
       st != CUDNN_STATUS_SUCCESS)
-    throw_cudnn(fmt::format("cudnnBackendGetAttribute({}, attribute {})", descriptor_name(type), static_cast<int>(name)), st);
+    throw_cudnn(fmt::format("cudnnBackendGetAttribute({}, attribute {})", descriptor_name(type),
+                            static_cast<int>(name)),
+                st);
   out.resize(static_cast<std::size_t>(std::min(got, count)));
   return out;
 }
 
 }  // namespace
 
-Handle::Handle() { SDPA_CHECK_CUDNN(cudnn().cudnnCreate(&handle_)); }
+Handle::Handle() {
+  SDPA_CHECK_CUDNN(cudnn().cudnnCreate(&handle_));
+}
 
 Handle::~Handle() {
   if (handle_ != nullptr) cudnn().cudnnDestroy(handle_);
 }
 
 Descriptor::Descriptor(cudnnBackendDescriptorType_t type) : type_(type) {
-  if (const cudnnStatus_t st = cudnn().cudnnBackendCreateDescriptor(type, &desc_); st != CUDNN_STATUS_SUCCESS)
+  if (const cudnnStatus_t st = cudnn().cudnnBackendCreateDescriptor(type, &desc_);
+      st != CUDNN_STATUS_SUCCESS)
     throw_cudnn(fmt::format("cudnnBackendCreateDescriptor({})", descriptor_name(type)), st);
 }
 
@@ -104,7 +124,8 @@ Descriptor& Descriptor::set_int64(cudnnBackendAttributeName_t name, int64_t valu
   return set(name, CUDNN_TYPE_INT64, 1, &value);
 }
 
-Descriptor& Descriptor::set_int64s(cudnnBackendAttributeName_t name, std::span<const int64_t> values) {
+Descriptor& Descriptor::set_int64s(cudnnBackendAttributeName_t name,
+                                   std::span<const int64_t> values) {
   return set(name, CUDNN_TYPE_INT64, static_cast<int64_t>(values.size()), values.data());
 }
 
@@ -147,7 +168,8 @@ cudnnStatus_t Descriptor::try_finalize(std::string& why) {
 int64_t Descriptor::get_int64(cudnnBackendAttributeName_t name) const {
   int64_t value = 0;
   int64_t count = 0;
-  if (const cudnnStatus_t st = cudnn().cudnnBackendGetAttribute(desc_, name, CUDNN_TYPE_INT64, 1, &count, &value);
+  if (const cudnnStatus_t st =
+          cudnn().cudnnBackendGetAttribute(desc_, name, CUDNN_TYPE_INT64, 1, &count, &value);
       st != CUDNN_STATUS_SUCCESS)
     throw_cudnn(fmt::format("cudnnBackendGetAttribute({}, attribute {})", descriptor_name(type_),
                             static_cast<int>(name)),
@@ -155,7 +177,9 @@ int64_t Descriptor::get_int64(cudnnBackendAttributeName_t name) const {
   return value;
 }
 
-Descriptor& OperationGraph::keep(Descriptor d) { return owned_.emplace_back(std::move(d)); }
+Descriptor& OperationGraph::keep(Descriptor d) {
+  return owned_.emplace_back(std::move(d));
+}
 
 const Descriptor& OperationGraph::make_tensor(int64_t uid, cudnnDataType_t data_type,
                                               const std::vector<int64_t>& dims,
@@ -179,7 +203,8 @@ const Descriptor& OperationGraph::tensor(int64_t uid, cudnnDataType_t data_type,
   return make_tensor(uid, data_type, dims, strides, false, false);
 }
 
-const Descriptor& OperationGraph::virtual_tensor(cudnnDataType_t data_type, const std::vector<int64_t>& dims) {
+const Descriptor& OperationGraph::virtual_tensor(cudnnDataType_t data_type,
+                                                 const std::vector<int64_t>& dims) {
   return make_tensor(next_virtual_uid_++, data_type, dims, {}, true, false);
 }
 
@@ -187,7 +212,8 @@ const Descriptor& OperationGraph::scalar(int64_t uid) {
   return make_tensor(uid, CUDNN_DATA_FLOAT, {1, 1, 1, 1}, {1, 1, 1, 1}, false, true);
 }
 
-const Descriptor& OperationGraph::matmul(const Descriptor& a, const Descriptor& b, const Descriptor& c) {
+const Descriptor& OperationGraph::matmul(const Descriptor& a, const Descriptor& b,
+                                         const Descriptor& c) {
   Descriptor mm(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
   mm.set_data_type(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_DATA_FLOAT).finalize();
   Descriptor op(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
@@ -225,27 +251,30 @@ Descriptor pointwise_mode(cudnnPointwiseMode_t mode, cudnnDataType_t precision) 
 
 }  // namespace
 
-const Descriptor& OperationGraph::unary(cudnnPointwiseMode_t mode, const Descriptor& x, const Descriptor& y) {
+const Descriptor& OperationGraph::unary(cudnnPointwiseMode_t mode, const Descriptor& x,
+                                        const Descriptor& y) {
   Descriptor pw = pointwise_mode(mode, CUDNN_DATA_FLOAT);
   pw.finalize();
   return pointwise(keep(std::move(pw)), x, nullptr, nullptr, y);
 }
 
-const Descriptor& OperationGraph::binary(cudnnPointwiseMode_t mode, const Descriptor& x, const Descriptor& b,
-                                         const Descriptor& y, cudnnDataType_t precision) {
+const Descriptor& OperationGraph::binary(cudnnPointwiseMode_t mode, const Descriptor& x,
+                                         const Descriptor& b, const Descriptor& y,
+                                         cudnnDataType_t precision) {
   Descriptor pw = pointwise_mode(mode, precision);
   pw.finalize();
   return pointwise(keep(std::move(pw)), x, &b, nullptr, y);
 }
 
-const Descriptor& OperationGraph::select(const Descriptor& x, const Descriptor& b, const Descriptor& t,
-                                         const Descriptor& y) {
+const Descriptor& OperationGraph::select(const Descriptor& x, const Descriptor& b,
+                                         const Descriptor& t, const Descriptor& y) {
   Descriptor pw = pointwise_mode(CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT);
   pw.finalize();
   return pointwise(keep(std::move(pw)), x, &b, &t, y);
 }
 
-const Descriptor& OperationGraph::gen_index(const Descriptor& x, int64_t axis, const Descriptor& y) {
+const Descriptor& OperationGraph::gen_index(const Descriptor& x, int64_t axis,
+                                            const Descriptor& y) {
   Descriptor pw = pointwise_mode(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32);
   pw.set_int64(CUDNN_ATTR_POINTWISE_AXIS, axis).finalize();
   return pointwise(keep(std::move(pw)), x, nullptr, nullptr, y);
@@ -284,21 +313,23 @@ std::vector<Descriptor> heuristic_configs(const Descriptor& graph, cudnnBackendH
     return {};
   }
   int64_t count = 0;
-  if (const cudnnStatus_t st = cudnn().cudnnBackendGetAttribute(
-          heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr);
+  if (const cudnnStatus_t st =
+          cudnn().cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                           CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr);
       st != CUDNN_STATUS_SUCCESS)
     throw_cudnn("cudnnBackendGetAttribute(ENGINEHEUR, RESULTS count)", st);
   if (count == 0) {
     why = fmt::format("heuristics mode {} proposed no engine config", heuristic_mode_name(mode));
     return {};
   }
-  return get_descriptors(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, count);
+  return get_descriptors(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR,
+                         count);
 }
 
 EngineConfigInfo describe(const Descriptor& engine_config) {
   EngineConfigInfo info;
-  std::vector<Descriptor> engine =
-      get_descriptors(engine_config, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_BACKEND_ENGINE_DESCRIPTOR, 1);
+  std::vector<Descriptor> engine = get_descriptors(engine_config, CUDNN_ATTR_ENGINECFG_ENGINE,
+                                                   CUDNN_BACKEND_ENGINE_DESCRIPTOR, 1);
   if (!engine.empty()) {
     info.engine = engine[0].get_int64(CUDNN_ATTR_ENGINE_GLOBAL_INDEX);
     cudnnBackendBehaviorNote_t notes[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT] = {};
@@ -309,27 +340,34 @@ EngineConfigInfo describe(const Descriptor& engine_config) {
       for (int64_t i = 0; i < note_count && i < CUDNN_BEHAVIOR_NOTE_TYPE_COUNT; ++i)
         info.runtime_compiled |= notes[i] == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION;
   }
-  for (const Descriptor& choice : get_descriptors(engine_config, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
-                                                  CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, CUDNN_KNOB_TYPE_COUNTS)) {
+  for (const Descriptor& choice :
+       get_descriptors(engine_config, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+                       CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, CUDNN_KNOB_TYPE_COUNTS)) {
     cudnnBackendKnobType_t type{};
     int64_t count = 0;
     if (const cudnnStatus_t st = cudnn().cudnnBackendGetAttribute(
             choice.get(), CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &count, &type);
         st != CUDNN_STATUS_SUCCESS)
       throw_cudnn("cudnnBackendGetAttribute(KNOB_CHOICE, KNOB_TYPE)", st);
-    info.knobs.push_back(Knob{static_cast<int>(type), choice.get_int64(CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE)});
+    info.knobs.push_back(
+        Knob{static_cast<int>(type), choice.get_int64(CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE)});
   }
   return info;
 }
 
 std::string EngineConfigInfo::text() const {
   std::string knob_text;
-  for (const Knob& k : knobs)
-    knob_text += fmt::format("{}{}={}", knob_text.empty() ? "" : ", ", knob_name(k.type), k.value);
-  return fmt::format("engine {}, knobs {{{}}}{}", engine, knob_text, runtime_compiled ? ", runtime-compiled" : "");
+  for (const Knob& k : knobs) {
+    const char* name = knob_name(k.type);
+    knob_text += fmt::format("{}{}={}", knob_text.empty() ? "" : ", ",
+                             name != nullptr ? name : fmt::format("knob{}", k.type), k.value);
+  }
+  return fmt::format("engine {}, knobs {{{}}}{}", engine, knob_text,
+                     runtime_compiled ? ", runtime-compiled" : "");
 }
 
-std::optional<Descriptor> make_plan(cudnnHandle_t handle, const Descriptor& engine_config, std::string& why) {
+std::optional<Descriptor> make_plan(cudnnHandle_t handle, const Descriptor& engine_config,
+                                    std::string& why) {
   Descriptor plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
   plan.set_handle(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, handle)
       .set_descriptor(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, engine_config);
@@ -342,27 +380,34 @@ int64_t plan_workspace_bytes(const Descriptor& plan) {
 }
 
 const char* knob_name(int knob_type) {
-  // Indexed by cudnnBackendKnobType_t (cudnn_graph.h, cuDNN 9).
+  // Indexed by cudnnBackendKnobType_t as of cuDNN 9.19; later knobs print as their number.
+  // clang-format off
   static constexpr const char* kNames[] = {
-      "split_k",    "swizzle",      "tile_size",   "use_tex",      "edge",         "kblock",
-      "ldga",       "ldgb",         "chunk_k",     "split_h",      "wino_tile",    "multiply",
-      "split_k_buf", "tilek",       "stages",      "reduction_mode", "cta_split_k_mode",
-      "split_k_slc", "idx_mode",    "sliced",      "split_rs",     "singlebuffer", "ldgc",
-      "specfilt",   "kernel_cfg",   "workspace",   "tile_cga",     "tile_cga_m",   "tile_cga_n",
-      "block_size", "occupancy",    "array_size_per_thread", "num_c_per_block", "split_cols",
-      "tile_rows",  "tile_cols",    "load_size",   "cta_count",    "stream_k",     "split_p_slc",
-      "tile_m",     "tile_n",       "warp_spec_cfg", "swap_ab"};
-  static_assert(std::size(kNames) == CUDNN_KNOB_TYPE_COUNTS);
-  return knob_type >= 0 && knob_type < CUDNN_KNOB_TYPE_COUNTS ? kNames[knob_type] : "knob";
+      "split_k", "swizzle", "tile_size", "use_tex", "edge", "kblock",
+      "ldga", "ldgb", "chunk_k", "split_h", "wino_tile", "multiply",
+      "split_k_buf", "tilek", "stages", "reduction_mode", "cta_split_k_mode", "split_k_slc",
+      "idx_mode", "sliced", "split_rs", "singlebuffer", "ldgc", "specfilt",
+      "kernel_cfg", "workspace", "tile_cga", "tile_cga_m", "tile_cga_n", "block_size",
+      "occupancy", "array_size_per_thread", "num_c_per_block", "split_cols", "tile_rows", "tile_cols",
+      "load_size", "cta_count", "stream_k", "split_p_slc", "tile_m", "tile_n",
+      "warp_spec_cfg", "swap_ab",
+  };
+  // clang-format on
+  return knob_type >= 0 && knob_type < std::ssize(kNames) ? kNames[knob_type] : nullptr;
 }
 
 const char* heuristic_mode_name(cudnnBackendHeurMode_t mode) {
   switch (mode) {
-    case CUDNN_HEUR_MODE_INSTANT: return "instant";
-    case CUDNN_HEUR_MODE_B: return "B";
-    case CUDNN_HEUR_MODE_FALLBACK: return "fallback";
-    case CUDNN_HEUR_MODE_A: return "A";
-    default: return "?";
+    case CUDNN_HEUR_MODE_INSTANT:
+      return "instant";
+    case CUDNN_HEUR_MODE_B:
+      return "B";
+    case CUDNN_HEUR_MODE_FALLBACK:
+      return "fallback";
+    case CUDNN_HEUR_MODE_A:
+      return "A";
+    default:
+      return "?";
   }
 }
 

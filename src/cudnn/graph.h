@@ -51,7 +51,8 @@ class Descriptor {
   Descriptor& set_data_type(cudnnBackendAttributeName_t name, cudnnDataType_t value);
   Descriptor& set_handle(cudnnBackendAttributeName_t name, cudnnHandle_t handle);
   Descriptor& set_descriptor(cudnnBackendAttributeName_t name, const Descriptor& value);
-  Descriptor& set_descriptors(cudnnBackendAttributeName_t name, std::span<const Descriptor* const> values);
+  Descriptor& set_descriptors(cudnnBackendAttributeName_t name,
+                              std::span<const Descriptor* const> values);
   void finalize();
   // For descriptors cuDNN may legitimately refuse (an engine config it cannot build):
   // the status, with cuDNN's message in `why` when it is not success.
@@ -95,8 +96,10 @@ class OperationGraph {
 
  private:
   Descriptor& keep(Descriptor d);
-  const Descriptor& make_tensor(int64_t uid, cudnnDataType_t data_type, const std::vector<int64_t>& dims,
-                                const std::vector<int64_t>& strides, bool is_virtual, bool by_value);
+  const Descriptor& make_tensor(int64_t uid, cudnnDataType_t data_type,
+                                const std::vector<int64_t>& dims,
+                                const std::vector<int64_t>& strides, bool is_virtual,
+                                bool by_value);
   const Descriptor& pointwise(const Descriptor& pw, const Descriptor& x, const Descriptor* b,
                               const Descriptor* t, const Descriptor& y);
 
@@ -130,6 +133,7 @@ std::optional<Descriptor> make_plan(cudnnHandle_t handle, const Descriptor& engi
                                     std::string& why);
 int64_t plan_workspace_bytes(const Descriptor& plan);
 
+// "kernel_cfg" for CUDNN_KNOB_TYPE_KERNEL_CFG; nullptr for a knob newer than this table.
 const char* knob_name(int knob_type);
 const char* heuristic_mode_name(cudnnBackendHeurMode_t mode);
 

@@ -19,7 +19,9 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-cudnnDataType_t io_type(DType t) { return t == DType::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF; }
+cudnnDataType_t io_type(DType t) {
+  return t == DType::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+}
 
 constexpr cudnnBackendHeurMode_t kHeuristicModes[] = {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK};
 
@@ -29,7 +31,8 @@ struct Candidate {
 };
 
 // Every config the heuristics propose, mode A's first; `why` collects the modes that gave none.
-std::vector<Candidate> candidates(const cg::Descriptor& graph, std::string& why, double& heuristics_ms) {
+std::vector<Candidate> candidates(const cg::Descriptor& graph, std::string& why,
+                                  double& heuristics_ms) {
   std::vector<Candidate> all;
   const Clock::time_point start = Clock::now();
   for (const cudnnBackendHeurMode_t mode : kHeuristicModes) {
@@ -53,7 +56,8 @@ float masked_score_value(std::size_t cudnn_version) {
 }
 
 std::unique_ptr<cg::OperationGraph> build_sdpa_graph(const Problem& p, cudnnHandle_t handle) {
-  const int64_t b = p.batch, h = p.heads, hk = p.kv_heads, sq = p.seq_q, skv = p.seq_kv, d = p.head_dim;
+  const int64_t b = p.batch, h = p.heads, hk = p.kv_heads, sq = p.seq_q, skv = p.seq_kv,
+                d = p.head_dim;
   const cudnnDataType_t io = io_type(p.dtype);
   const std::vector<int64_t> scores{b, h, sq, skv};
   const std::vector<int64_t> per_row{b, h, sq, 1};
@@ -74,12 +78,15 @@ std::unique_ptr<cg::OperationGraph> build_sdpa_graph(const Problem& p, cudnnHand
   if (p.causal) {  // top-left aligned: query i sees keys j <= i
     const auto& row = g.gen_index(*logits, 2, g.virtual_tensor(CUDNN_DATA_INT32, scores));
     const auto& col = g.gen_index(*logits, 3, g.virtual_tensor(CUDNN_DATA_INT32, scores));
-    const auto& visible = g.binary(CUDNN_POINTWISE_CMP_GE, row, col,
-                                   g.virtual_tensor(CUDNN_DATA_BOOLEAN, scores), CUDNN_DATA_BOOLEAN);
+    const auto& visible =
+        g.binary(CUDNN_POINTWISE_CMP_GE, row, col, g.virtual_tensor(CUDNN_DATA_BOOLEAN, scores),
+                 CUDNN_DATA_BOOLEAN);
     logits = &g.select(*logits, g.scalar(kUidNegInf), visible, g.virtual_tensor(f32, scores));
   }
-  const auto& row_max = g.reduction(CUDNN_REDUCE_TENSOR_MAX, *logits, g.virtual_tensor(f32, per_row));
-  const auto& shifted = g.binary(CUDNN_POINTWISE_SUB, *logits, row_max, g.virtual_tensor(f32, scores));
+  const auto& row_max =
+      g.reduction(CUDNN_REDUCE_TENSOR_MAX, *logits, g.virtual_tensor(f32, per_row));
+  const auto& shifted =
+      g.binary(CUDNN_POINTWISE_SUB, *logits, row_max, g.virtual_tensor(f32, scores));
   const auto& exps = g.unary(CUDNN_POINTWISE_EXP, shifted, g.virtual_tensor(f32, scores));
   const auto& row_sum = g.reduction(CUDNN_REDUCE_TENSOR_ADD, exps, g.virtual_tensor(f32, per_row));
   // The statistics branch: cuDNN's SDPA engines match the pattern only with it (seen with 9.14).
@@ -107,7 +114,8 @@ std::unique_ptr<SdpaPlan> first_sdpa_plan(const Problem& p, cudnnHandle_t handle
     std::string plan_why;
     std::optional<cg::Descriptor> plan = cg::make_plan(handle, c.config, plan_why);
     if (!plan) {
-      if (tried <= 3) why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", c.chosen_by, plan_why);
+      if (tried <= 3)
+        why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", c.chosen_by, plan_why);
       continue;
     }
     auto result = std::make_unique<SdpaPlan>();
@@ -122,25 +130,30 @@ std::unique_ptr<SdpaPlan> first_sdpa_plan(const Problem& p, cudnnHandle_t handle
     result->configs_tried = tried;
     return result;
   }
-  throw_api_error("cuDNN", "first_sdpa_plan", __FILE__, __LINE__,
-                  fmt::format("no engine config finalizes for {} ({} proposed): {}", p.shape_label(),
-                              proposed.size(), why.empty() ? "no reason given" : why));
+  throw_api_error(
+      "cuDNN", "first_sdpa_plan", __FILE__, __LINE__,
+      fmt::format("no engine config finalizes for {} ({} proposed): {}", p.shape_label(),
+                  proposed.size(), why.empty() ? "no reason given" : why));
 }
 
 cg::Descriptor sdpa_variant_pack(const AttentionTensors& t, bool causal, void* stats,
                                  const SdpaScalars& scalars, void* workspace) {
   std::vector<int64_t> uids{kUidQ, kUidK, kUidV, kUidO, kUidStats, kUidScale};
   // cuDNN's pointer array is not const: the inputs are only read.
-  std::vector<void*> pointers{const_cast<void*>(t.q), const_cast<void*>(t.k), const_cast<void*>(t.v),
-                              t.o, stats, const_cast<float*>(&scalars.scale)};
+  std::vector<void*> pointers{const_cast<void*>(t.q),
+                              const_cast<void*>(t.k),
+                              const_cast<void*>(t.v),
+                              t.o,
+                              stats,
+                              const_cast<float*>(&scalars.scale)};
   if (causal) {
     uids.push_back(kUidNegInf);
     pointers.push_back(const_cast<float*>(&scalars.masked));
   }
   cg::Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
   pack.set_int64s(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, uids)
-      .set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, static_cast<int64_t>(pointers.size()),
-           pointers.data())
+      .set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR,
+           static_cast<int64_t>(pointers.size()), pointers.data())
       .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace)
       .finalize();
   return pack;

@@ -20,14 +20,15 @@ enum SdpaTensorUid : int64_t {
   kUidK = 2,
   kUidV = 3,
   kUidO = 4,
-  kUidStats = 5,    // [B, Hq, Sq, 1] float: max + log(sum), the softmax statistics
-  kUidScale = 6,    // float by value
-  kUidNegInf = 7,   // float by value, causal graphs only
+  kUidStats = 5,   // [B, Hq, Sq, 1] float: max + log(sum), the softmax statistics
+  kUidScale = 6,   // float by value
+  kUidNegInf = 7,  // float by value, causal graphs only
 };
 
 // Q·Kᵀ → × scale → (causal: row ≥ col ? s : −inf) → max / sub / exp / sum / div → P·V, with the
 // statistics branch log(sum) + max written to kUidStats. Finalized on `handle`.
-std::unique_ptr<cudnn_graph::OperationGraph> build_sdpa_graph(const Problem& p, cudnnHandle_t handle);
+std::unique_ptr<cudnn_graph::OperationGraph> build_sdpa_graph(const Problem& p,
+                                                              cudnnHandle_t handle);
 
 // The −inf the causal mask selects: cuDNN before 9.10 prefers the lowest finite float.
 float masked_score_value(std::size_t cudnn_version);
@@ -38,10 +39,10 @@ struct SdpaPlan {
   cudnn_graph::Descriptor plan;
   cudnn_graph::EngineConfigInfo engine;
   int64_t workspace_bytes = 0;
-  std::string chosen_by;      // "heuristics mode A, config 1 of 3"
-  double graph_ms = 0;        // descriptors and the operation graph
-  double heuristics_ms = 0;   // heuristics queries, every mode tried
-  double plan_ms = 0;         // plan finalization, failed configs included (runtime compilation)
+  std::string chosen_by;     // "heuristics mode A, config 1 of 3"
+  double graph_ms = 0;       // descriptors and the operation graph
+  double heuristics_ms = 0;  // heuristics queries, every mode tried
+  double plan_ms = 0;        // plan finalization, failed configs included (runtime compilation)
   int configs_tried = 0;
 };
 
