@@ -17,6 +17,7 @@ constexpr const char* kExamples = R"(Examples:
   sdpa-prof list                                backends, what they support, whether built
   sdpa-prof compare base.json new.json          exit 1 when a case regressed (CI)
   sdpa-prof report out.json --format md         a saved run as a table, Markdown or CSV
+  sdpa-prof ceilings                            the GPU's measured GEMM and copy ceilings
 
 Exit codes: 0 success, 1 a case failed verification, 2 bad input, 3 no usable GPU.
 )";
@@ -35,7 +36,8 @@ std::string join_command_line(int argc, const char* const* argv) {
 std::vector<std::string> with_default_subcommand(int argc, const char* const* argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   const bool has_subcommand = !args.empty() && (args[0] == "run" || args[0] == "list" ||
-                                                args[0] == "compare" || args[0] == "report");
+                                                args[0] == "compare" || args[0] == "report" ||
+                                                args[0] == "ceilings");
   const bool top_level_only = !args.empty() && args[0] == "--version";
   if (!has_subcommand && !top_level_only) args.insert(args.begin(), "run");
   return args;
@@ -54,6 +56,9 @@ CliParse parse_cli(int argc, const char* const* argv) {
   CLI::App* list = app.add_subcommand("list", "list every backend, what it supports and whether it is built");
   CLI::App* compare = app.add_subcommand("compare", "compare two result files; exit 1 on a regression");
   CLI::App* report = app.add_subcommand("report", "print a saved result file (no GPU needed)");
+  CLI::App* ceilings = app.add_subcommand("ceilings", "measure (once, then cached) the GPU's GEMM rate and copy bandwidth");
+  ceilings->add_flag("--remeasure", o.remeasure, "measure again instead of reading the cache");
+  ceilings->add_option("--device", o.device, "CUDA device ordinal");
   run->footer(kExamples);
   app.footer(kExamples);
 
@@ -64,7 +69,11 @@ CliParse parse_cli(int argc, const char* const* argv) {
   bool causal = true;
   uint64_t seed = 0;
   int warmup = 0;
-  int samples = 0;
+  int min_samples = 0;
+  double max_noise_percent = 0;
+  double min_time = 0;
+  double timeout = 0;
+  bool hot = false;
   run->add_option("--config", config_path, "sweep preset (JSON); flags override its axes")->check(CLI::ExistingFile);
   run->add_option("--backend", backends, "backends to run, comma-separated, or all")->delimiter(',');
   run->add_option("--seq", seq, "query sequence lengths")->delimiter(',');
@@ -77,7 +86,14 @@ CliParse parse_cli(int argc, const char* const* argv) {
   CLI::Option* causal_flag = run->add_flag("--causal,!--no-causal", causal, "causal mask (top-left aligned) or none");
   CLI::Option* seed_opt = run->add_option("--seed", seed, "random seed for the inputs (default: a fresh one)");
   CLI::Option* warmup_opt = run->add_option("--warmup", warmup, "forwards before timing");
-  CLI::Option* samples_opt = run->add_option("--samples", samples, "timed forwards per case");
+  CLI::Option* min_samples_opt = run->add_option("--min-samples", min_samples, "timed forwards per case at least (default 10)");
+  CLI::Option* max_noise_opt = run->add_option("--max-noise", max_noise_percent,
+      "sample until the median's relative spread is under this, in percent (default 0.5)");
+  CLI::Option* min_time_opt = run->add_option("--min-time", min_time, "seconds of sampling per case at least (default 0.5)");
+  CLI::Option* timeout_opt = run->add_option("--timeout", timeout,
+      "seconds of sampling per case at most; then the result says it did not converge (default 15)");
+  CLI::Option* hot_opt = run->add_flag("--hot", hot, "back-to-back samples with a warm L2 (default: L2 flushed before each)");
+  run->add_option("--samples", o.samples_path, "write every timing sample of every case to this JSON file");
   run->add_option("--json", o.json_path, "write the results as JSON to this file");
   run->add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
   run->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
@@ -112,6 +128,10 @@ CliParse parse_cli(int argc, const char* const* argv) {
     o.command = Command::list;
     return result;
   }
+  if (ceilings->parsed()) {
+    o.command = Command::ceilings;
+    return result;
+  }
   if (compare->parsed() || report->parsed()) {
     o.command = compare->parsed() ? Command::compare : Command::report;
     o.threshold = threshold_percent / 100.0;
@@ -140,7 +160,11 @@ CliParse parse_cli(int argc, const char* const* argv) {
   if (causal_flag->count() > 0) c.causal = {causal};
   if (seed_opt->count() > 0) c.seed = seed;
   if (warmup_opt->count() > 0) c.warmup = warmup;
-  if (samples_opt->count() > 0) c.samples = samples;
+  if (min_samples_opt->count() > 0) c.stopping.min_samples = min_samples;
+  if (max_noise_opt->count() > 0) c.stopping.max_noise = max_noise_percent / 100.0;
+  if (min_time_opt->count() > 0) c.stopping.min_time_s = min_time;
+  if (timeout_opt->count() > 0) c.stopping.timeout_s = timeout;
+  if (hot_opt->count() > 0) c.hot = hot;
   return result;
 }
 

@@ -9,7 +9,7 @@
 
 namespace sdpa {
 
-enum class Command { run, list, compare, report };
+enum class Command { run, list, compare, report, ceilings };
 
 struct CliOptions {
   Command command = Command::run;
@@ -18,6 +18,8 @@ struct CliOptions {
   bool profile = true;   // the CUPTI profile pass of each case
   bool kernels = false;  // print each case's per-kernel breakdown
   std::string json_path;
+  std::string samples_path;  // --samples FILE
+  bool remeasure = false;    // ceilings --remeasure
   int device = 0;
   std::string command_line;
   // compare and report

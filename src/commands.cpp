@@ -2,9 +2,7 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <fstream>
-#include <ctime>
 #include <ostream>
 #include <random>
 
@@ -18,6 +16,7 @@
 #include "backend.h"
 #include "report.h"
 #include "runner.h"
+#include "time_text.h"
 #include "version.h"
 
 namespace sdpa {
@@ -46,15 +45,6 @@ std::vector<const BackendEntry*> resolve_backends(const std::vector<std::string>
   return out;
 }
 
-std::string utc_now_iso8601() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
 std::string host_name() {
   char name[256] = {};
   return ::gethostname(name, sizeof(name) - 1) == 0 ? name : "";
@@ -78,6 +68,27 @@ RunReport load_report(const std::string& path) {
   }
 }
 
+Ceilings cached_or_measured_ceilings(const DeviceInfo& device, std::ostream& progress) {
+  if (std::optional<Ceilings> cached = load_cached_ceilings(device)) return *cached;
+  progress << "measuring this GPU's ceilings once (cached in " << ceilings_cache_path(device) << ")\n";
+  Ceilings measured = measure_ceilings(device);
+  save_ceilings(device, measured);
+  return measured;
+}
+
+// Every kept timing sample of every timed case, keyed like the cases (for --samples FILE).
+nlohmann::json samples_to_json(const RunReport& report) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const CaseResult& c : report.cases)
+    if (c.timing)
+      cases.push_back({{"backend", c.backend},
+                       {"shape", c.problem.shape_label()},
+                       {"dtype", dtype_name(c.problem.dtype)},
+                       {"causal", c.problem.causal},
+                       {"samples_ms", c.timing->samples_ms}});
+  return nlohmann::json{{"schema", "sdpa-prof/samples"}, {"schema_version", 1}, {"cases", cases}};
+}
+
 void print_dry_run(const SweepPlan& plan, std::ostream& out) {
   out << fmt::format("{:<14} {:<26} {:<5} {:<6} {:>12}  {}\n", "backend", "shape", "dtype", "causal",
                      "memory", "note");
@@ -94,6 +105,7 @@ void print_dry_run(const SweepPlan& plan, std::ostream& out) {
 int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
   SweepPlan plan{expand_problems(o.config), resolve_backends(o.config.backends)};
   if (!o.json_path.empty()) check_writable(o.json_path);
+  if (!o.samples_path.empty()) check_writable(o.samples_path);
   if (o.dry_run) {
     print_dry_run(plan, out);
     return kExitOk;
@@ -108,7 +120,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   }
   report.config = o.config;
   report.environment = Environment{kToolVersion, kGitSha, o.command_line, host_name(), utc_now_iso8601(),
-                                   o.config.seed ? *o.config.seed : std::random_device{}(), device, {}};
+                                   o.config.seed ? *o.config.seed : std::random_device{}(), device, {}, {}};
   progress << fmt::format("{} ({} SMs, {}), driver {}, CUDA runtime {}, seed {}\n", device.name,
                           device.sm_count, gib(device.total_memory), version_text(device.driver_version),
                           version_text(device.runtime_version), report.environment.seed);
@@ -121,11 +133,13 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     profiler_info.description = "--no-profile";
   }
   progress << fmt::format("profile: {}{}\n", profiler_info.enabled ? "" : "off, timing only: ", profiler_info.description);
+  report.environment.ceilings = cached_or_measured_ceilings(device, progress);
+  const TimingOptions timing{o.config.warmup, o.config.hot, o.config.stopping};
 
   std::size_t done = 0;
   HostStopwatch case_clock;  // the case's whole time: setup, verification, profile, timing
   const std::size_t total = plan.problems.size() * plan.backends.size();
-  report.cases = run_sweep(plan, device, report.environment.seed, o.config.warmup, o.config.samples,
+  report.cases = run_sweep(plan, device, report.environment.seed, timing,
                            [&](const CaseResult& c) {
                              progress << fmt::format("[{}/{}] {} {} {}: {}{} ({:.2f} s)\n", ++done, total, c.backend,
                                                      c.problem.shape_label(), dtype_name(c.problem.dtype),
@@ -142,7 +156,33 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     write_file_atomically(o.json_path, report_to_json(report).dump(2) + "\n");
     progress << "wrote " << o.json_path << "\n";
   }
+  if (!o.samples_path.empty()) {
+    write_file_atomically(o.samples_path, samples_to_json(report).dump(1) + "\n");
+    progress << "wrote " << o.samples_path << "\n";
+  }
   return report.any_failed() ? kExitCaseFailed : kExitOk;
+}
+
+int ceilings_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
+  DeviceInfo device;
+  std::string error;
+  if (!query_device(o.device, device, error)) {
+    progress << "sdpa-prof: " << error << "\n";
+    return kExitNoGpu;
+  }
+  std::optional<Ceilings> c = o.remeasure ? std::nullopt : load_cached_ceilings(device);
+  const bool cached = c.has_value();
+  if (!c) {
+    c = measure_ceilings(device);
+    save_ceilings(device, *c);
+  }
+  out << fmt::format("{} ({})\n", c->device_name, c->device_uuid);
+  out << fmt::format("  bf16 tensor-core GEMM  {:8.1f} TFLOP/s\n", c->bf16_gemm_tflops);
+  out << fmt::format("  fp16 tensor-core GEMM  {:8.1f} TFLOP/s\n", c->fp16_gemm_tflops);
+  out << fmt::format("  device-to-device copy  {:8.2f} TB/s (read + write)\n", c->copy_tb_per_s);
+  out << fmt::format("{} {} at {}: {}\n", cached ? "cached, measured" : "measured", ceilings_cache_path(device),
+                     c->measured_at, c->method);
+  return kExitOk;
 }
 
 int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {

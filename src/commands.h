@@ -11,6 +11,7 @@ enum ExitCode : int { kExitOk = 0, kExitCaseFailed = 1, kExitBadInput = 2, kExit
 
 int run_command(const CliOptions& options, std::ostream& out, std::ostream& progress);
 int list_command(std::ostream& out);
+int ceilings_command(const CliOptions& options, std::ostream& out, std::ostream& progress);
 int compare_command(const CliOptions& options, std::ostream& out, std::ostream& err);
 int report_command(const CliOptions& options, std::ostream& out);
 

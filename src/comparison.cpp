@@ -96,7 +96,8 @@ std::string case_key(const std::string& backend, const Problem& p) {
 }
 
 double relative_noise(const TimingStats& t) {
-  return t.median_ms > 0 ? (t.max_ms - t.min_ms) / (2.0 * t.median_ms) : 0.0;
+  if (t.relative_spread >= 0) return t.relative_spread;
+  return t.median_ms > 0 ? (t.max_ms - t.min_ms) / (2.0 * t.median_ms) : 0.0;  // before schema 3
 }
 
 Comparison compare_reports(const RunReport& base, const RunReport& next, double threshold) {

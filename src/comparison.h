@@ -36,7 +36,8 @@ struct Comparison {
 // The identity of a case across runs: backend and every problem axis.
 std::string case_key(const std::string& backend, const Problem& p);
 
-// Relative noise of one timing: half its min..max range over the median.
+// Relative noise of one timing: its median's relative spread, or for results older than
+// schema 3, half its min..max range over the median.
 double relative_noise(const TimingStats& t);
 
 Comparison compare_reports(const RunReport& base, const RunReport& next, double threshold);

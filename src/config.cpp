@@ -124,12 +124,13 @@ SweepConfig parse_config(std::string_view text, const std::string& source) {
   static const std::set<std::string> known{"name",    "description", "backends", "batch",
                                            "heads",   "kv_heads",    "head_dim", "seq",
                                            "seq_kv",  "dtype",       "causal",   "scale",
-                                           "seed",    "warmup",      "samples"};
+                                           "seed",    "warmup",      "min_samples",
+                                           "max_noise", "min_time",  "timeout",  "hot"};
   for (const auto& [key, value] : doc.items()) {
     if (!known.contains(key))
       throw InputError(fmt::format("{}: unknown key \"{}\" (known keys: name, description, backends, "
                                    "batch, heads, kv_heads, head_dim, seq, seq_kv, dtype, causal, "
-                                   "scale, seed, warmup, samples)",
+                                   "scale, seed, warmup, min_samples, max_noise, min_time, timeout, hot)",
                                    key_location(text, source, key), key));
     const char* ints = "a positive integer or a list of them";
     if (key == "name") {
@@ -163,8 +164,16 @@ SweepConfig parse_config(std::string_view text, const std::string& source) {
     } else if (key == "warmup") {
       if (!value.is_number_unsigned()) reader.fail(key, "a non-negative integer", value);
       c.warmup = value.get<int>();
-    } else if (key == "samples") {
-      c.samples = static_cast<int>(reader.list(value, key, "a positive integer", positive_integer).front());
+    } else if (key == "min_samples") {
+      c.stopping.min_samples = static_cast<int>(reader.list(value, key, "a positive integer", positive_integer).front());
+    } else if (key == "max_noise") {
+      if (!value.is_number() || value.get<double>() <= 0) reader.fail(key, "a positive percentage", value);
+      c.stopping.max_noise = value.get<double>() / 100.0;
+    } else if (key == "min_time" || key == "timeout") {
+      if (!value.is_number() || value.get<double>() < 0) reader.fail(key, "seconds, >= 0", value);
+      (key == "min_time" ? c.stopping.min_time_s : c.stopping.timeout_s) = value.get<double>();
+    } else if (key == "hot") {
+      c.hot = reader.list(value, key, "true or false", bool_value).front();
     }
   }
   return c;
@@ -197,7 +206,11 @@ nlohmann::json config_to_json(const SweepConfig& c) {
   if (c.scale > 0) j["scale"] = c.scale;
   if (c.seed) j["seed"] = *c.seed;
   j["warmup"] = c.warmup;
-  j["samples"] = c.samples;
+  j["hot"] = c.hot;
+  j["min_samples"] = c.stopping.min_samples;
+  j["max_noise"] = 100 * c.stopping.max_noise;
+  j["min_time"] = c.stopping.min_time_s;
+  j["timeout"] = c.stopping.timeout_s;
   return j;
 }
 

@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
         return list_command(std::cout);
       case Command::compare:
         return compare_command(parsed.options, std::cout, std::cerr);
+      case Command::ceilings:
+        return ceilings_command(parsed.options, std::cout, std::cerr);
       case Command::report:
         return report_command(parsed.options, std::cout);
       case Command::run:

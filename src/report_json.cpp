@@ -18,6 +18,7 @@ json device_to_json(const DeviceInfo& d) {
               {"memory_bytes", d.total_memory},
               {"l2_bytes", d.l2_bytes},
               {"shared_per_block_optin_bytes", d.shared_per_block_optin},
+              {"sm_clock_peak_mhz", d.sm_clock_khz / 1000},
               {"driver_version", version_text(d.driver_version)},
               {"cuda_runtime_version", version_text(d.runtime_version)},
               {"cublas_version", d.cublas_version},
@@ -41,6 +42,7 @@ DeviceInfo device_from_json(const json& j) {
     std::sscanf(text.c_str(), "%d.%d", &major, &minor);
     return major * 1000 + minor * 10;
   };
+  d.sm_clock_khz = 1000 * j.value("sm_clock_peak_mhz", 0);
   d.driver_version = parse_version(j.at("driver_version").get<std::string>());
   d.runtime_version = parse_version(j.at("cuda_runtime_version").get<std::string>());
   d.cublas_version = j.value("cublas_version", 0);
@@ -69,7 +71,54 @@ Problem problem_from_json(const json& j) {
   return p;
 }
 
-json case_to_json(const CaseResult& c) {
+json timing_to_json(const TimingStats& t) {
+  return json{{"warmup", t.warmup},
+              {"samples", t.samples},
+              {"median_ms", t.median_ms},
+              {"mean_ms", t.mean_ms},
+              {"min_ms", t.min_ms},
+              {"max_ms", t.max_ms},
+              {"q1_ms", t.q1_ms},
+              {"q3_ms", t.q3_ms},
+              {"relative_spread", t.relative_spread},
+              {"converged", t.converged},
+              {"cold_cache", t.cold_cache},
+              {"throttled_dropped", t.throttled_dropped},
+              {"sm_clock_mhz", t.sm_clock_mhz}};
+}
+
+TimingStats timing_from_json(const json& t) {
+  TimingStats s;
+  s.warmup = t.at("warmup").get<int>();
+  s.samples = t.at("samples").get<int>();
+  s.median_ms = t.at("median_ms").get<double>();
+  s.min_ms = t.at("min_ms").get<double>();
+  s.max_ms = t.at("max_ms").get<double>();
+  // Schema 3 added the rest; older results leave them at their "unknown" defaults.
+  s.mean_ms = t.value("mean_ms", 0.0);
+  s.q1_ms = t.value("q1_ms", 0.0);
+  s.q3_ms = t.value("q3_ms", 0.0);
+  s.relative_spread = t.value("relative_spread", -1.0);
+  s.converged = t.value("converged", false);
+  s.cold_cache = t.value("cold_cache", false);
+  s.throttled_dropped = t.value("throttled_dropped", 0);
+  s.sm_clock_mhz = t.value("sm_clock_mhz", 0.0);
+  return s;
+}
+
+// Where the case sits on a roofline: intensity on the x axis, achieved rate against the ceilings.
+json roofline_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilings) {
+  json j{{"arithmetic_intensity", c.problem.flops() / c.problem.min_bytes()},
+         {"achieved_tb_per_s", c.achieved_tb_per_s()}};
+  if (ceilings) {
+    const double peak = c.problem.dtype == DType::bf16 ? ceilings->bf16_gemm_tflops : ceilings->fp16_gemm_tflops;
+    j["percent_of_compute_ceiling"] = 100.0 * c.tflops() / peak;
+    j["percent_of_copy_bandwidth"] = 100.0 * c.achieved_tb_per_s() / ceilings->copy_tb_per_s;
+  }
+  return j;
+}
+
+json case_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilings) {
   json j{{"backend", c.backend},
          {"problem", problem_to_json(c.problem)},
          {"status", status_name(c.status)},
@@ -85,11 +134,11 @@ json case_to_json(const CaseResult& c) {
                          {"max_abs_tolerance", v.max_abs_tolerance}};
   }
   if (c.timing) {
-    const TimingStats& t = *c.timing;
-    j["timing"] = {{"warmup", t.warmup}, {"samples", t.samples}, {"median_ms", t.median_ms},
-                   {"min_ms", t.min_ms}, {"max_ms", t.max_ms}};
+    j["timing"] = timing_to_json(*c.timing);
     j["tflops"] = c.tflops();
+    j["roofline"] = roofline_to_json(c, ceilings);
   }
+  if (c.measured_bytes > 0) j["measured_bytes"] = c.measured_bytes;
   if (c.host) j["host"] = host_cost_to_json(*c.host);
   if (c.profile) j["profile"] = profile_to_json(*c.profile);
   return j;
@@ -119,11 +168,9 @@ CaseResult case_from_json(const json& j) {
                                   v.at("passed").get<bool>()};
   }
   if (j.contains("timing")) {
-    const json& t = j["timing"];
-    c.timing = TimingStats{t.at("warmup").get<int>(), t.at("samples").get<int>(),
-                           t.at("median_ms").get<double>(), t.at("min_ms").get<double>(),
-                           t.at("max_ms").get<double>()};
+    c.timing = timing_from_json(j["timing"]);
   }
+  c.measured_bytes = j.value("measured_bytes", std::size_t{0});
   if (j.contains("host")) c.host = host_cost_from_json(j["host"]);
   if (j.contains("profile")) c.profile = profile_from_json(j["profile"]);
   return c;
@@ -138,8 +185,9 @@ json report_to_json(const RunReport& r) {
            {"started_at", e.started_at},     {"seed", e.seed}};
   env["device"] = e.device ? device_to_json(*e.device) : json(nullptr);
   env["profiler"] = {{"enabled", e.profiler.enabled}, {"description", e.profiler.description}};
+  env["ceilings"] = e.ceilings ? ceilings_to_json(*e.ceilings) : json(nullptr);
   json cases = json::array();
-  for (const CaseResult& c : r.cases) cases.push_back(case_to_json(c));
+  for (const CaseResult& c : r.cases) cases.push_back(case_to_json(c, e.ceilings));
   return json{{"schema", "sdpa-prof/result"},
               {"schema_version", kResultSchemaVersion},
               {"flop_count", kFlopCountConvention},
@@ -167,7 +215,10 @@ RunReport report_from_json(const json& j) {
     if (env.contains("profiler"))
       r.environment.profiler = Profiler{env["profiler"].at("enabled").get<bool>(),
                                         env["profiler"].at("description").get<std::string>()};
-    r.config = parse_config(j.at("config").dump(), "the result's config");
+    if (env.contains("ceilings") && !env["ceilings"].is_null()) r.environment.ceilings = ceilings_from_json(env["ceilings"]);
+    json config = j.at("config");
+    config.erase("samples");  // schema 1 and 2 had a fixed sample count; schema 3 samples to a noise target
+    r.config = parse_config(config.dump(), "the result's config");
     for (const json& c : j.at("cases")) r.cases.push_back(case_from_json(c));
     return r;
   } catch (const nlohmann::json::exception& e) {

@@ -58,6 +58,18 @@ std::string findings_section(const RunReport& report) {
   return out.empty() ? out : fmt::format("\nfindings:\n{}", out);
 }
 
+// The median's relative spread; '*' when sampling stopped before reaching the noise target.
+std::string spread_cell(const TimingStats& t) {
+  if (t.relative_spread < 0) return "-";
+  return fmt::format("{:.1f}%{}", 100 * t.relative_spread, t.converged ? "" : "*");
+}
+
+std::string peak_cell(const CaseResult& c, const std::optional<Ceilings>& ceilings) {
+  if (!ceilings) return "-";
+  const double peak = c.problem.dtype == DType::bf16 ? ceilings->bf16_gemm_tflops : ceilings->fp16_gemm_tflops;
+  return fmt::format("{:.0f}%", 100 * c.tflops() / peak);
+}
+
 }  // namespace
 
 std::string format_table(const RunReport& report) {
@@ -69,17 +81,16 @@ std::string format_table(const RunReport& report) {
   }
 
   std::string out = fmt::format(
-      "{:<14} {:<26} {:<5} {:<6} {:>10} {:>21} {:>9} {:>8} {:>8} {:>7} {:>8}  {:<{}} {:<20}  {:<13} {}\n", "backend",
-      "shape", "dtype", "causal", "median ms", "min..max ms", "TFLOP/s", "vs best", "kern/fwd", "cpy/fwd", "host us",
+      "{:<14} {:<26} {:<5} {:<6} {:>10} {:>7} {:>9} {:>6} {:>8} {:>8} {:>7} {:>8}  {:<{}} {:<20}  {:<13} {}\n", "backend",
+      "shape", "dtype", "causal", "median ms", "+-", "TFLOP/s", "%peak", "vs best", "kern/fwd", "cpy/fwd", "host us",
       "dominant kernel", kKernelColumn, "occupancy", "verified", "status");
   for (const CaseResult& c : report.cases) {
     const Problem& p = c.problem;
-    std::string timing_cells = fmt::format("{:>10} {:>21} {:>9} {:>8}", "-", "-", "-", "-");
+    std::string timing_cells = fmt::format("{:>10} {:>7} {:>9} {:>6} {:>8}", "-", "-", "-", "-", "-");
     if (c.timing) {
       const double best = fastest_ms.at(problem_key(p));
-      timing_cells = fmt::format("{:>10.3f} {:>21} {:>9.1f} {:>7.2f}x", c.timing->median_ms,
-                                 fmt::format("{:.3f}..{:.3f}", c.timing->min_ms, c.timing->max_ms),
-                                 c.tflops(), c.timing->median_ms / best);
+      timing_cells = fmt::format("{:>10.3f} {:>7} {:>9.1f} {:>6} {:>7.2f}x", c.timing->median_ms, spread_cell(*c.timing),
+                                 c.tflops(), peak_cell(c, report.environment.ceilings), c.timing->median_ms / best);
     }
     std::string status = status_name(c.status);
     if (!c.reason.empty()) status += ": " + c.reason;
@@ -88,6 +99,11 @@ std::string format_table(const RunReport& report) {
                        verified_cell(c), status);
   }
   out += findings_section(report);
+  if (report.environment.ceilings)
+    out += fmt::format("\n%peak: of this GPU's measured {} TFLOP/s bf16 GEMM ceiling ({:.1f} fp16); "
+                       "+-: the median's 95% interval, * not converged\n",
+                       fmt::format("{:.1f}", report.environment.ceilings->bf16_gemm_tflops),
+                       report.environment.ceilings->fp16_gemm_tflops);
   const Profiler& profiler = report.environment.profiler;
   if (!profiler.enabled && !profiler.description.empty())
     out += fmt::format("\nprofile off, timing only: {}\n", profiler.description);

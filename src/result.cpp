@@ -88,6 +88,11 @@ double CaseResult::tflops() const {
   return problem.flops() / (timing->median_ms * 1e-3) / 1e12;
 }
 
+double CaseResult::achieved_tb_per_s() const {
+  if (!timing || timing->median_ms <= 0) return 0;
+  return problem.min_bytes() / (timing->median_ms * 1e-3) / 1e12;
+}
+
 bool RunReport::any_failed() const {
   return std::any_of(cases.begin(), cases.end(),
                      [](const CaseResult& c) { return c.status == CaseStatus::failed; });

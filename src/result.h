@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "device_info.h"
+#include "measure/ceilings.h"
 #include "problem.h"
 #include "profile/occupancy.h"
 #include "sweep.h"
 
 namespace sdpa {
 
-inline constexpr int kResultSchemaVersion = 2;  // 2: profile, host cost, profiler
+inline constexpr int kResultSchemaVersion = 3;  // 2: profile, host cost, profiler; 3: sampling statistics, ceilings, memory
 
 enum class CaseStatus { ok, skipped, failed };
 const char* status_name(CaseStatus s);
@@ -30,10 +31,21 @@ struct Verification {
 
 struct TimingStats {
   int warmup = 0;
-  int samples = 0;
+  int samples = 0;  // kept samples
   double median_ms = 0;
   double min_ms = 0;
   double max_ms = 0;
+  double mean_ms = 0;
+  double q1_ms = 0;
+  double q3_ms = 0;
+  // Half-width of the median's ~95% confidence interval over the median; -1 when unknown
+  // (results written before schema 3).
+  double relative_spread = -1;
+  bool converged = false;      // relative_spread fell under --max-noise before --timeout
+  bool cold_cache = true;      // L2 flushed before each sample (false with --hot)
+  int throttled_dropped = 0;   // samples dropped because the SM clock was under the threshold
+  double sm_clock_mhz = 0;     // median SM clock over the kept samples
+  std::vector<double> samples_ms;  // the kept samples in order (for --samples, not in the JSON)
 };
 
 enum class KernelCategory { tensor_core_gemm, simt_gemm, elementwise, reduction, softmax, fused_attention, copy, other };
@@ -123,6 +135,9 @@ struct CaseResult {
   std::optional<TimingStats> timing;
   std::optional<CaseProfile> profile;  // none when profiling is off
   std::optional<HostCost> host;
+  std::size_t measured_bytes = 0;  // device memory in use while the case ran, measured
+
+  double achieved_tb_per_s() const;  // the problem's minimal bytes over the median time
 
   double tflops() const;  // at the median time; 0 without timing
 };
@@ -142,6 +157,7 @@ struct Environment {
   uint64_t seed = 0;
   std::optional<DeviceInfo> device;  // none for a dry run
   Profiler profiler;
+  std::optional<Ceilings> ceilings;  // the device's measured limits, when known
 };
 
 struct RunReport {

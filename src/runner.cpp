@@ -10,18 +10,12 @@
 #include "profile/profile_pass.h"
 #include "random_fill.h"
 #include "reference.h"
-#include "timing.h"
 #include "verify.h"
 
 namespace sdpa {
 namespace {
 
 constexpr int64_t kReferenceScratchFloats = int64_t{64} << 20;  // 256 MB
-
-AttentionShape shape_of(const Problem& p) {
-  return AttentionShape{p.batch,  p.heads,   p.kv_heads, p.seq_q, p.seq_kv, p.head_dim,
-                        p.causal, static_cast<float>(p.softmax_scale())};
-}
 
 int64_t reference_scratch_floats(const Problem& p) {
   return std::min(kReferenceScratchFloats, p.batch * p.heads * p.seq_q * p.seq_kv);
@@ -48,7 +42,8 @@ struct ProblemData {
 std::string format_bytes(std::size_t bytes) { return fmt::format("{:.2f} GiB", bytes / 1073741824.0); }
 
 CaseResult run_case(const BackendEntry& entry, const Problem& p, const DeviceInfo& device,
-                    ProblemData& data, cudaStream_t stream, int warmup, int samples, CuptiSession* profiler) {
+                    ProblemData& data, cudaStream_t stream, const TimingOptions& timing,
+                    std::size_t free_before_problem, CuptiSession* profiler) {
   CaseResult r;
   r.backend = std::string(entry.name);
   r.problem = p;
@@ -84,6 +79,8 @@ CaseResult run_case(const BackendEntry& entry, const Problem& p, const DeviceInf
   host.first_call_us = first_call.elapsed_us();
   r.host = host;
   SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
+  // Inputs, reference and whatever the backend and its libraries allocated up to the first call.
+  r.measured_bytes = free_before_problem - std::min(free_before_problem, free_device_memory());
   r.verification = verify_output(p.dtype, data.o.get(), data.reference.as<float>(), p.q_elements(),
                                  data.sums.as<ErrorSums>(), stream);
   if (!r.verification->passed) {
@@ -97,7 +94,7 @@ CaseResult run_case(const BackendEntry& entry, const Problem& p, const DeviceInf
   }
   if (profiler != nullptr)
     r.profile = profile_forwards(*profiler, forward, stream, nvtx_range_prefix(r.backend, p), kProfileForwards, device);
-  r.timing = time_forward(forward, stream, warmup, samples);
+  r.timing = time_forward(forward, stream, timing, device);
   r.host->per_call_us = host_us_per_call(forward, stream, kHostCostCalls);
   r.host->calls = kHostCostCalls;
   r.status = CaseStatus::ok;
@@ -118,7 +115,7 @@ std::size_t predicted_case_bytes(const Problem& p, const BackendEntry& backend) 
 }
 
 std::vector<CaseResult> run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed,
-                                  int warmup, int samples, const CaseCallback& on_case,
+                                  const TimingOptions& timing, const CaseCallback& on_case,
                                   CuptiSession* profiler) {
   std::vector<CaseResult> results;
   CudaStream stream;
@@ -137,7 +134,8 @@ std::vector<CaseResult> run_sweep(const SweepPlan& plan, const DeviceInfo& devic
       }
     };
     const std::size_t shared = shared_case_bytes(p);
-    if (const std::size_t free_bytes = free_device_memory(); shared > free_bytes) {
+    const std::size_t free_before_problem = free_device_memory();
+    if (const std::size_t free_bytes = free_before_problem; shared > free_bytes) {
       skip_all(fmt::format("needs {} bytes ({}) for inputs and reference, {} free", shared,
                            format_bytes(shared), format_bytes(free_bytes)));
       continue;
@@ -152,7 +150,7 @@ std::vector<CaseResult> run_sweep(const SweepPlan& plan, const DeviceInfo& devic
     SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.q.get(), p.q_elements(), seed, 3 * problem_index, stream.get()));
     SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.k.get(), p.kv_elements(), seed, 3 * problem_index + 1, stream.get()));
     SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.v.get(), p.kv_elements(), seed, 3 * problem_index + 2, stream.get()));
-    SDPA_CHECK_CUDA(launch_reference_attention(p.dtype, shape_of(p), data.q.get(), data.k.get(),
+    SDPA_CHECK_CUDA(launch_reference_attention(p.dtype, attention_shape(p), data.q.get(), data.k.get(),
                                                data.v.get(), data.reference.as<float>(),
                                                data.scratch.as<float>(), reference_scratch_floats(p),
                                                stream.get()));
@@ -161,7 +159,7 @@ std::vector<CaseResult> run_sweep(const SweepPlan& plan, const DeviceInfo& devic
     for (const BackendEntry* entry : plan.backends) {
       CaseResult r;
       try {
-        r = run_case(*entry, p, device, data, stream.get(), warmup, samples, profiler);
+        r = run_case(*entry, p, device, data, stream.get(), timing, free_before_problem, profiler);
       } catch (const ApiError& e) {
         r.backend = std::string(entry->name);
         r.problem = p;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "measure/timing.h"
 #include "profile/cupti_session.h"
 #include "result.h"
 
@@ -34,7 +35,7 @@ inline constexpr int kHostCostCalls = 10;
 
 // `profiler` null: no profile pass (timing and host cost only).
 std::vector<CaseResult> run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed,
-                                  int warmup, int samples, const CaseCallback& on_case,
+                                  const TimingOptions& timing, const CaseCallback& on_case,
                                   CuptiSession* profiler = nullptr);
 
 }  // namespace sdpa

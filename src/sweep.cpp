@@ -24,7 +24,13 @@ std::vector<Problem> expand_problems(const SweepConfig& c) {
   if (c.causal.empty()) throw InputError("causal needs at least one value");
   if (c.scale < 0.0) throw InputError(fmt::format("scale must be positive, got {}", c.scale));
   if (c.warmup < 0) throw InputError(fmt::format("warmup must be >= 0, got {}", c.warmup));
-  if (c.samples < 1) throw InputError(fmt::format("samples must be >= 1, got {}", c.samples));
+  if (c.stopping.min_samples < 1)
+    throw InputError(fmt::format("min-samples must be >= 1, got {}", c.stopping.min_samples));
+  if (!(c.stopping.max_noise > 0))
+    throw InputError(fmt::format("max-noise must be positive, got {}%", 100 * c.stopping.max_noise));
+  if (c.stopping.min_time_s < 0 || c.stopping.timeout_s < c.stopping.min_time_s)
+    throw InputError(fmt::format("need 0 <= min-time <= timeout, got {} s and {} s", c.stopping.min_time_s,
+                                 c.stopping.timeout_s));
 
   std::vector<Problem> problems;
   for (const DType dtype : c.dtypes)

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "measure/sample_stats.h"
 #include "problem.h"
 
 namespace sdpa {
@@ -31,7 +32,8 @@ struct SweepConfig {
   double scale = 0.0;  // 0: 1/sqrt(head_dim)
   std::optional<uint64_t> seed;  // none: a fresh seed per run
   int warmup = 3;
-  int samples = 20;
+  bool hot = false;  // back-to-back samples with a warm L2 instead of flushing it before each
+  StoppingRule stopping;
 };
 
 // Every problem of the sweep, validated; throws InputError naming the bad value.

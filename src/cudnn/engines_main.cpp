@@ -15,7 +15,7 @@
 #include "device_info.h"
 #include "random_fill.h"
 #include "reference.h"
-#include "timing.h"
+#include "measure/timing.h"
 #include "verify.h"
 
 namespace sdpa {
@@ -32,7 +32,7 @@ std::size_t bytes(int64_t elements, std::size_t element_bytes) {
   return static_cast<std::size_t>(elements) * element_bytes;
 }
 
-int run(const Problem& p, uint64_t seed, int warmup, int samples) {
+int run(const Problem& p, uint64_t seed, const TimingOptions& timing_options) {
   DeviceInfo device;
   std::string error;
   if (!query_device(0, device, error)) {
@@ -87,7 +87,7 @@ int run(const Problem& p, uint64_t seed, int warmup, int samples) {
                                              sums.as<ErrorSums>(), stream.get());
     std::string timing = "not timed";
     if (check.passed) {
-      const TimingStats t = time_forward(forward, stream.get(), warmup, samples);
+      const TimingStats t = time_forward(forward, stream.get(), timing_options, device);
       timing =
           fmt::format("{:>10.3f} {:>8.0f}", t.median_ms, p.flops() / (t.median_ms * 1e-3) / 1e12);
     } else {
@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
   bool no_causal = false;
   uint64_t seed = 1;
   int warmup = 3;
-  int samples = 20;
+  int min_samples = 10;
   app.add_option("--batch", p.batch)->check(CLI::PositiveNumber);
   app.add_option("--heads", p.heads)->check(CLI::PositiveNumber);
   app.add_option("--kv-heads", kv_heads, "default: --heads");
@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-causal", no_causal);
   app.add_option("--seed", seed);
   app.add_option("--warmup", warmup)->check(CLI::NonNegativeNumber);
-  app.add_option("--samples", samples)->check(CLI::PositiveNumber);
+  app.add_option("--min-samples", min_samples)->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
   p.kv_heads = kv_heads > 0 ? kv_heads : p.heads;
   p.seq_kv = seq_kv > 0 ? seq_kv : p.seq_q;
@@ -141,7 +141,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return run(p, seed, warmup, samples);
+    TimingOptions timing;
+    timing.warmup = warmup;
+    timing.stopping.min_samples = min_samples;
+    return run(p, seed, timing);
   } catch (const ApiError& e) {
     fmt::print(stderr, "sdpa-cudnn-engines: {}\n", e.what());
     return 1;

@@ -10,6 +10,7 @@
 
 #include "backends/efficient.h"
 #include "backends/flash.h"
+#include "gpu_test_support.h"
 #include "runner.h"
 
 namespace sdpa {
@@ -51,7 +52,7 @@ TEST(FusedBackends, MatchReferenceOnTileEdgesGroupedHeadsAndUnequalLengths) {
   ASSERT_TRUE(query_device(0, device, error)) << error;
   const SweepPlan plan{fused_problems(), {&flash_backend_entry(), &efficient_backend_entry()}};
   const uint64_t seed = std::random_device{}();
-  const auto results = run_sweep(plan, device, seed, 0, 1, [](const CaseResult&) {});
+  const auto results = run_sweep(plan, device, seed, one_sample_timing(), [](const CaseResult&) {});
   ASSERT_EQ(results.size(), plan.problems.size() * plan.backends.size());
   int verified = 0;
   for (const CaseResult& r : results) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <random>
 
+#include "gpu_test_support.h"
 #include "runner.h"
 
 namespace sdpa {
@@ -30,7 +31,7 @@ TEST(Profile, UnfusedBackendsLaunchWhatTheirStructureSays) {
   p.head_dim = 64;
   p.causal = true;
   SweepPlan plan{{p}, {find_backend("naive"), find_backend("naive-inplace"), find_backend("math")}};
-  const auto results = run_sweep(plan, device, std::random_device{}(), 0, 1, [](const CaseResult&) {}, session.get());
+  const auto results = run_sweep(plan, device, std::random_device{}(), one_sample_timing(), [](const CaseResult&) {}, session.get());
   ASSERT_EQ(results.size(), 3u);
   for (const CaseResult& r : results) {
     SCOPED_TRACE(r.backend);

@@ -22,7 +22,12 @@ CaseResult timed(const std::string& backend, int64_t s, double median, double sp
   c.backend = backend;
   c.problem = shape(s);
   c.status = CaseStatus::ok;
-  c.timing = TimingStats{3, 20, median, median * (1 - spread), median * (1 + spread)};
+  TimingStats t;
+  t.samples = 20;
+  t.median_ms = median;
+  t.min_ms = median * (1 - spread);
+  t.max_ms = median * (1 + spread);
+  c.timing = t;
   return c;
 }
 

@@ -44,11 +44,23 @@ CaseProfile inplace_profile() {
   return prof;
 }
 
+TimingStats timing_of(double median, double min, double max, double spread, bool converged) {
+  TimingStats t;
+  t.relative_spread = spread;
+  t.converged = converged;
+  t.warmup = 3;
+  t.samples = 20;
+  t.median_ms = median;
+  t.min_ms = min;
+  t.max_ms = max;
+  return t;
+}
+
 RunReport sample_report() {
   RunReport r;
   r.config.seq = {1024};
   r.environment = Environment{"0.1.0", "abc123", "sdpa-prof --seq 1024", "host", "2026-12-02T12:00:00Z", 42, {},
-                              Profiler{true, "CUPTI API 130001 (libcupti.so.13)"}};
+                              Profiler{true, "CUPTI API 130001 (libcupti.so.13)"}, std::nullopt};
   DeviceInfo d;
   d.name = "NVIDIA H200";
   d.uuid = "GPU-00000000-0000-0000-0000-000000000000";
@@ -59,6 +71,13 @@ RunReport sample_report() {
   d.runtime_version = 13000;
   d.cublas_version = 130100;
   r.environment.device = d;
+  Ceilings ceilings;
+  ceilings.device_name = d.name;
+  ceilings.device_uuid = d.uuid;
+  ceilings.bf16_gemm_tflops = 790;
+  ceilings.fp16_gemm_tflops = 795;
+  ceilings.copy_tb_per_s = 4.2;
+  r.environment.ceilings = ceilings;
 
   Problem p;
   p.batch = 8;
@@ -69,10 +88,10 @@ RunReport sample_report() {
   p.causal = true;
 
   CaseResult fast{"naive-inplace", p, CaseStatus::ok, "", 900000000,
-                  Verification{4e-3, 0.03, 0, 2e-2, 0.25, true}, TimingStats{3, 20, 1.0, 0.98, 1.2},
+                  Verification{4e-3, 0.03, 0, 2e-2, 0.25, true}, timing_of(1.0, 0.98, 1.2, 0.003, true),
                   inplace_profile(), HostCost{1.5, 2500, 12.5, 10}};
   CaseResult slow{"math", p, CaseStatus::ok, "", 1700000000,
-                  Verification{1e-6, 1e-5, 0, 2e-2, 0.25, true}, TimingStats{3, 20, 3.0, 2.9, 3.5}, std::nullopt,
+                  Verification{1e-6, 1e-5, 0, 2e-2, 0.25, true}, timing_of(3.0, 2.9, 3.5, 0.021, false), std::nullopt,
                   HostCost{0.5, 900, 40.0, 10}};
   CaseResult failed{"naive", p, CaseStatus::failed, "verification failed", 900000000,
                     Verification{0.5, 3.0, 7, 2e-2, 0.25, false}, std::nullopt, std::nullopt, HostCost{1.0, 800, 0, 0}};
@@ -148,14 +167,16 @@ TEST(JsonReport, RejectsWhatIsNotAResult) {
 
 TEST(TableReport, MatchesGoldenOutput) {
   const std::string expected =
-      "backend        shape                      dtype causal  median ms           min..max ms   TFLOP/s  vs best kern/fwd cpy/fwd  host us  dominant kernel                  occupancy             verified      status\n"
-      "naive-inplace  B8 H16 S1024 D64           bf16  yes         1.000          0.980..1.200      17.2    1.00x        5       0     12.5  sm90_xmma_gemm_bf16bf16_bf16f... 18.8% regs+smem       yes 4.0e-03   ok\n"
-      "math           B8 H16 S1024 D64           bf16  yes         3.000          2.900..3.500       5.7    3.00x        -       -     40.0  -                                -                     yes 1.0e-06   ok\n"
-      "naive          B8 H16 S1024 D64           bf16  yes             -                     -         -        -        -       -        -  -                                -                     NO 5.0e-01    failed: verification failed\n"
-      "flash          B8 H16 S1024 D64           bf16  yes             -                     -         -        -        -       -        -  -                                -                     -             skipped: not built: not implemented in this version\n"
+      "backend        shape                      dtype causal  median ms      +-   TFLOP/s  %peak  vs best kern/fwd cpy/fwd  host us  dominant kernel                  occupancy             verified      status\n"
+      "naive-inplace  B8 H16 S1024 D64           bf16  yes         1.000    0.3%      17.2     2%    1.00x        5       0     12.5  sm90_xmma_gemm_bf16bf16_bf16f... 18.8% regs+smem       yes 4.0e-03   ok\n"
+      "math           B8 H16 S1024 D64           bf16  yes         3.000   2.1%*       5.7     1%    3.00x        -       -     40.0  -                                -                     yes 1.0e-06   ok\n"
+      "naive          B8 H16 S1024 D64           bf16  yes             -       -         -      -        -        -       -        -  -                                -                     NO 5.0e-01    failed: verification failed\n"
+      "flash          B8 H16 S1024 D64           bf16  yes             -       -         -      -        -        -       -        -  -                                -                     -             skipped: not built: not implemented in this version\n"
       "\n"
       "findings:\n"
-      "  naive-inplace B8 H16 S1024 D64 bf16: low occupancy: sm90_xmma_gemm at 18.8% theoretical\n";
+      "  naive-inplace B8 H16 S1024 D64 bf16: low occupancy: sm90_xmma_gemm at 18.8% theoretical\n"
+      "\n"
+      "%peak: of this GPU's measured 790.0 TFLOP/s bf16 GEMM ceiling (795.0 fp16); +-: the median's 95% interval, * not converged\n";
   EXPECT_EQ(format_table(sample_report()), expected);
 }
 

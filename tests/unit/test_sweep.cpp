@@ -38,7 +38,10 @@ TEST(Sweep, RejectsBadAxes) {
   c.kv_heads = {3};
   EXPECT_THROW(expand_problems(c), InputError);
   c.kv_heads = {};
-  c.samples = 0;
+  c.stopping.min_samples = 0;
+  EXPECT_THROW(expand_problems(c), InputError);
+  c.stopping.min_samples = 10;
+  c.stopping.max_noise = 0;
   EXPECT_THROW(expand_problems(c), InputError);
 }
 

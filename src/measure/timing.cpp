@@ -1,0 +1,88 @@
+#include "measure/timing.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "check.h"
+#include "clock_probe.h"
+#include "device_buffer.h"
+#include "measure/l2_flush.h"
+
+namespace sdpa {
+namespace {
+
+constexpr long long kProbeCycles = 20000;  // ~10 us at 2 GHz
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.empty() ? 0.0 : values[values.size() / 2];
+}
+
+}  // namespace
+
+TimingStats timing_from_samples(std::vector<double> samples_ms, const TimingOptions& options) {
+  const SampleStats s = summarize(samples_ms);
+  TimingStats t;
+  t.warmup = options.warmup;
+  t.samples = s.count;
+  t.median_ms = s.median;
+  t.min_ms = s.min;
+  t.max_ms = s.max;
+  t.mean_ms = s.mean;
+  t.q1_ms = s.q1;
+  t.q3_ms = s.q3;
+  t.relative_spread = s.relative_spread;
+  t.cold_cache = !options.hot;
+  t.samples_ms = std::move(samples_ms);
+  return t;
+}
+
+TimingStats time_forward(const std::function<void(cudaStream_t)>& forward, cudaStream_t stream,
+                         const TimingOptions& options, const DeviceInfo& device) {
+  for (int i = 0; i < options.warmup; ++i) forward(stream);
+  SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
+
+  std::optional<L2Flush> l2;
+  if (!options.hot) l2.emplace(device.l2_bytes);
+  DeviceBuffer probe(sizeof(ClockProbe));
+  CudaEvent start;
+  CudaEvent stop;
+  const double min_clock_mhz = options.throttle_fraction * device.sm_clock_khz / 1000.0;
+
+  std::vector<double> kept;
+  std::vector<double> clocks;
+  std::vector<double> throttled;
+  const auto began = std::chrono::steady_clock::now();
+  StopDecision decision = StopDecision::keep_going;
+  while (decision == StopDecision::keep_going) {
+    if (l2) l2->flush(stream);
+    SDPA_CHECK_CUDA(launch_clock_probe(probe.as<ClockProbe>(), kProbeCycles, stream));
+    SDPA_CHECK_CUDA(cudaEventRecord(start.get(), stream));
+    forward(stream);
+    SDPA_CHECK_CUDA(cudaEventRecord(stop.get(), stream));
+    SDPA_CHECK_CUDA(cudaEventSynchronize(stop.get()));
+    float ms = 0.f;
+    SDPA_CHECK_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    ClockProbe clock{};
+    SDPA_CHECK_CUDA(cudaMemcpy(&clock, probe.get(), sizeof(clock), cudaMemcpyDeviceToHost));
+    const double mhz = clock.nanoseconds > 0 ? 1e3 * static_cast<double>(clock.cycles) / static_cast<double>(clock.nanoseconds) : 0.0;
+    if (mhz > 0 && mhz < min_clock_mhz) {
+      throttled.push_back(ms);
+    } else {
+      kept.push_back(ms);
+      clocks.push_back(mhz);
+    }
+    const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    decision = kept.empty() ? (elapsed_s >= options.stopping.timeout_s ? StopDecision::timed_out : StopDecision::keep_going)
+                            : should_stop(options.stopping, kept, elapsed_s);
+  }
+  // Every sample throttled: report them rather than nothing, and say so through the count.
+  TimingStats t = timing_from_samples(kept.empty() ? throttled : kept, options);
+  t.converged = decision == StopDecision::converged;
+  t.throttled_dropped = kept.empty() ? 0 : static_cast<int>(throttled.size());
+  t.sm_clock_mhz = median_of(clocks);
+  return t;
+}
+
+}  // namespace sdpa

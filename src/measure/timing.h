@@ -1,0 +1,32 @@
+// GPU time of one forward, measured as nvbench does: warm-up; before each sample the L2 is
+// flushed (unless hot) and the SM clock is read; CUDA events around the forward; samples until
+// the median's relative spread falls under the noise target or the time budget runs out.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <vector>
+
+#include "device_info.h"
+#include "measure/sample_stats.h"
+#include "result.h"
+
+namespace sdpa {
+
+struct TimingOptions {
+  int warmup = 3;
+  bool hot = false;
+  StoppingRule stopping;
+  // Samples taken while the SM clock is under this fraction of the device's peak clock are
+  // dropped (nvbench's default threshold); the clocks themselves are never changed.
+  double throttle_fraction = 0.75;
+};
+
+TimingStats time_forward(const std::function<void(cudaStream_t)>& forward, cudaStream_t stream,
+                         const TimingOptions& options, const DeviceInfo& device);
+
+// The statistics of kept samples (at least one) in milliseconds.
+TimingStats timing_from_samples(std::vector<double> samples_ms, const TimingOptions& options);
+
+}  // namespace sdpa
