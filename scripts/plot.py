@@ -87,6 +87,7 @@ def plot_kernel_time(cases, out):
         ax.bar(labels, heights, bottom=bottom, label=category)
         bottom = [b + h for b, h in zip(bottom, heights)]
     ax.set_yscale("log")
+    ax.set_ylim(bottom=min(b for b in bottom if b > 0) / 2)
     ax.set_ylabel("GPU time per forward (ms)")
     ax.set_title("Where the time goes: kernel time per forward by category")
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))

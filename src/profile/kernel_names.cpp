@@ -70,8 +70,10 @@ std::string shorten_kernel_name(const std::string& demangled, std::size_t max_ch
 KernelCategory categorize_kernel(const std::string& demangled) {
   // Namespaces out first: this tool's own kernels live in `sdpa::`.
   const std::string n = lowercase(shorten_kernel_name(demangled, std::string::npos));
-  if (contains_any(n, {"flash", "fmha", "attention", "attn", "sdpa"})) return KernelCategory::fused_attention;
-  if (contains_any(n, {"gemm", "xmma", "cutlass", "gemv", "matmul"})) {
+  if (contains_any(n, {"flash", "fmha", "attention", "attn", "sdpa", "efficient_fwd"}))
+    return KernelCategory::fused_attention;
+  // nvjet_*: cuBLAS's generated Hopper tensor-core GEMMs (what it picks for bf16/fp16 on sm_90).
+  if (contains_any(n, {"gemm", "xmma", "cutlass", "gemv", "matmul", "nvjet"})) {
     // cuBLAS names the operand types: f32f32_f32f32 is fp32 in and out, sgemm/simt the CUDA-core path.
     if (contains_any(n, {"sgemm", "simt", "f32f32_f32f32"})) return KernelCategory::simt_gemm;
     return KernelCategory::tensor_core_gemm;

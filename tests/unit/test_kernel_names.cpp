@@ -28,6 +28,9 @@ TEST(KernelNames, Categories) {
   EXPECT_EQ(categorize_kernel("sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas"),
             KernelCategory::simt_gemm);
   EXPECT_EQ(categorize_kernel("ampere_sgemm_128x64_tn"), KernelCategory::simt_gemm);
+  EXPECT_EQ(categorize_kernel("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT"), KernelCategory::tensor_core_gemm);
+  EXPECT_EQ(categorize_kernel("void sdpa::(anonymous namespace)::efficient_fwd_kernel<sdpa::EfficientTraits<64>, __nv_bfloat16, true>(sdpa::FusedParams)"),
+            KernelCategory::fused_attention);
   EXPECT_EQ(categorize_kernel("void cutlass::Kernel2<cutlass_80_simt_sgemm_128x64_8x5_nn_align1>(cutlass_80_simt_sgemm_128x64_8x5_nn_align1::Params)"),
             KernelCategory::simt_gemm);
   EXPECT_EQ(categorize_kernel("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x4_tn_align8>(Params)"),
