@@ -58,7 +58,9 @@ KernelRecord kernel_record(const CUpti_ActivityKernel10& k) {
   r.correlation = k.correlationId;
   r.grid = Dim3{k.gridX, k.gridY, k.gridZ};
   r.block = Dim3{k.blockX, k.blockY, k.blockZ};
-  r.cluster = Dim3{static_cast<int>(k.clusterX), static_cast<int>(k.clusterY), static_cast<int>(k.clusterZ)};
+  // CUPTI reports 0x0x0 for a launch without clusters: a cluster of one block.
+  const auto cluster_dim = [](uint32_t d) { return d == 0 ? 1 : static_cast<int>(d); };
+  r.cluster = Dim3{cluster_dim(k.clusterX), cluster_dim(k.clusterY), cluster_dim(k.clusterZ)};
   r.registers_per_thread = k.registersPerThread;
   r.static_shared = k.staticSharedMemory;
   r.dynamic_shared = k.dynamicSharedMemory;

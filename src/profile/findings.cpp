@@ -11,7 +11,7 @@ namespace sdpa {
 namespace {
 
 constexpr double kLowOccupancy = 0.25;      // theoretical, below which a kernel is flagged
-constexpr double kSignificantShare = 0.20;  // of the forward's kernel time
+constexpr double kSignificantShare = 0.10;  // of the forward's kernel time
 constexpr int kDefaultSharedLimit = 48 * 1024;
 
 bool name_has_any(const KernelProfile& k, std::initializer_list<std::string_view> patterns) {

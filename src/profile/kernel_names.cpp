@@ -75,7 +75,8 @@ KernelCategory categorize_kernel(const std::string& demangled) {
   // nvjet_*: cuBLAS's generated Hopper tensor-core GEMMs (what it picks for bf16/fp16 on sm_90).
   if (contains_any(n, {"gemm", "xmma", "cutlass", "gemv", "matmul", "nvjet"})) {
     // cuBLAS names the operand types: f32f32_f32f32 is fp32 in and out, sgemm/simt the CUDA-core path.
-    if (contains_any(n, {"sgemm", "simt", "f32f32_f32f32"})) return KernelCategory::simt_gemm;
+    // ffma: the fp32 FMA path, as in sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_..._ffma_... on the H200.
+    if (contains_any(n, {"sgemm", "simt", "f32f32_f32f32", "_ffma"})) return KernelCategory::simt_gemm;
     return KernelCategory::tensor_core_gemm;
   }
   if (n.find("softmax") != std::string::npos) return KernelCategory::softmax;

@@ -112,6 +112,23 @@ TEST(Occupancy, CudnnOnSm90ShowsZeroInTheProfiler) {
   EXPECT_DOUBLE_EQ(e.profiler_style, 0.0);
 }
 
+TEST(Occupancy, MatchesNsightComputeOnTheH200) {
+  // ncu --section Occupancy on cuBLAS's nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_NNT (naive's PV GEMM):
+  // 168 registers, 188.64 kB dynamic shared memory, 196 KiB carveout -> block limits registers 1,
+  // shared memory 1, warps 5, SM 32; theoretical occupancy 18.75%.
+  LaunchResources nvjet = launch(384, 168, 188640, 132);
+  nvjet.shared_config = 196 * kKiB;
+  const OccupancyEstimate e = estimate(9, 0, nvjet);
+  EXPECT_EQ(e.blocks_per_sm, 1);
+  EXPECT_DOUBLE_EQ(e.theoretical, 0.1875);
+  EXPECT_EQ(e.block_limit_registers, 1);
+  EXPECT_EQ(e.block_limit_shared_memory, 1);
+  EXPECT_EQ(e.block_limit_warps, 5);
+  EXPECT_EQ(e.block_limit_blocks, 32);
+  EXPECT_EQ(e.limiters, kLimitRegisters | kLimitSharedMemory);
+  EXPECT_DOUBLE_EQ(e.profiler_style, 0.0);  // what torch.profiler printed for it: 0%
+}
+
 TEST(Occupancy, ProfilerStyleCapsBySmallGrids) {
   // 66 blocks on 132 SMs: half a block per SM, whatever the SM could hold.
   const OccupancyEstimate e = estimate(9, 0, launch(256, 32, 0, 66));

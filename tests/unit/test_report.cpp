@@ -87,16 +87,32 @@ RunReport sample_report() {
   p.head_dim = 64;
   p.causal = true;
 
-  CaseResult fast{"naive-inplace", p, CaseStatus::ok, "", 900000000,
-                  Verification{4e-3, 0.03, 0, 2e-2, 0.25, true}, timing_of(1.0, 0.98, 1.2, 0.003, true),
-                  inplace_profile(), HostCost{1.5, 2500, 12.5, 10}};
-  CaseResult slow{"math", p, CaseStatus::ok, "", 1700000000,
-                  Verification{1e-6, 1e-5, 0, 2e-2, 0.25, true}, timing_of(3.0, 2.9, 3.5, 0.021, false), std::nullopt,
-                  HostCost{0.5, 900, 40.0, 10}};
-  CaseResult failed{"naive", p, CaseStatus::failed, "verification failed", 900000000,
-                    Verification{0.5, 3.0, 7, 2e-2, 0.25, false}, std::nullopt, std::nullopt, HostCost{1.0, 800, 0, 0}};
-  CaseResult skipped{"flash", p, CaseStatus::skipped, "not built: not implemented in this version", 0,
-                     std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+  // Fields by name: the result model grows, and these cases should not have to follow each field.
+  const auto make_case = [&](const char* backend, CaseStatus status, const char* reason, std::size_t predicted,
+                             std::optional<Verification> verification, std::optional<TimingStats> timing,
+                             std::optional<CaseProfile> profile, std::optional<HostCost> host) {
+    CaseResult c;
+    c.backend = backend;
+    c.problem = p;
+    c.status = status;
+    c.reason = reason;
+    c.predicted_bytes = predicted;
+    c.verification = verification;
+    c.timing = timing;
+    c.profile = profile;
+    c.host = host;
+    return c;
+  };
+  const CaseResult fast = make_case("naive-inplace", CaseStatus::ok, "", 900000000,
+                                    Verification{4e-3, 0.03, 0, 2e-2, 0.25, true},
+                                    timing_of(1.0, 0.98, 1.2, 0.003, true), inplace_profile(), HostCost{1.5, 2500, 12.5, 10});
+  const CaseResult slow = make_case("math", CaseStatus::ok, "", 1700000000, Verification{1e-6, 1e-5, 0, 2e-2, 0.25, true},
+                                    timing_of(3.0, 2.9, 3.5, 0.021, false), std::nullopt, HostCost{0.5, 900, 40.0, 10});
+  const CaseResult failed = make_case("naive", CaseStatus::failed, "verification failed", 900000000,
+                                      Verification{0.5, 3.0, 7, 2e-2, 0.25, false}, std::nullopt, std::nullopt,
+                                      HostCost{1.0, 800, 0, 0});
+  const CaseResult skipped = make_case("flash", CaseStatus::skipped, "not built: not implemented in this version", 0,
+                                       std::nullopt, std::nullopt, std::nullopt, std::nullopt);
   r.cases = {fast, slow, failed, skipped};
   return r;
 }
