@@ -30,6 +30,8 @@ class Backend {
   virtual void prepare(const Problem& problem, cudaStream_t stream) = 0;
   // One forward pass, enqueued on `stream`.
   virtual void run(const AttentionTensors& tensors, cudaStream_t stream) = 0;
+  // What was chosen for the prepared problem when the backend chooses (cuDNN: engine and knobs).
+  virtual std::string chosen_config() const { return {}; }
 };
 
 struct BackendEntry {

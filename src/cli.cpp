@@ -94,6 +94,9 @@ CliParse parse_cli(int argc, const char* const* argv) {
       "seconds of sampling per case at most; then the result says it did not converge (default 15)");
   CLI::Option* hot_opt = run->add_flag("--hot", hot, "back-to-back samples with a warm L2 (default: L2 flushed before each)");
   run->add_option("--samples", o.samples_path, "write every timing sample of every case to this JSON file");
+  run->add_option("--cudnn-engines", o.cudnn_engines,
+                  "all: instead of the sweep, verify and time every cuDNN engine config for each problem")
+      ->check(CLI::IsMember({"all"}));
   run->add_option("--json", o.json_path, "write the results as JSON to this file");
   run->add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
   run->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");

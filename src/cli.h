@@ -20,6 +20,7 @@ struct CliOptions {
   std::string json_path;
   std::string samples_path;  // --samples FILE
   bool remeasure = false;    // ceilings --remeasure
+  std::string cudnn_engines;  // run --cudnn-engines all
   int device = 0;
   std::string command_line;
   // compare and report

@@ -13,6 +13,7 @@
 #include "profile/cupti_session.h"
 #include "profile/host_cost.h"
 #include "comparison.h"
+#include "cudnn/engine_sweep.h"
 #include "backend.h"
 #include "report.h"
 #include "runner.h"
@@ -117,6 +118,13 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   if (!query_device(o.device, device, error)) {
     progress << "sdpa-prof: " << error << "\n";
     return kExitNoGpu;
+  }
+  if (o.cudnn_engines == "all") {
+    const TimingOptions timing{o.config.warmup, o.config.hot, o.config.stopping};
+    const uint64_t seed = o.config.seed ? *o.config.seed : std::random_device{}();
+    int failed = 0;
+    for (const Problem& p : plan.problems) failed += time_every_cudnn_engine(p, seed, timing, out);
+    return failed == 0 ? kExitOk : kExitCaseFailed;
   }
   report.config = o.config;
   report.environment = Environment{kToolVersion, kGitSha, o.command_line, host_name(), utc_now_iso8601(),

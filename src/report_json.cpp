@@ -139,6 +139,7 @@ json case_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilings) 
     j["roofline"] = roofline_to_json(c, ceilings);
   }
   if (c.measured_bytes > 0) j["measured_bytes"] = c.measured_bytes;
+  if (!c.chosen_config.empty()) j["chosen_config"] = c.chosen_config;
   if (c.host) j["host"] = host_cost_to_json(*c.host);
   if (c.profile) j["profile"] = profile_to_json(*c.profile);
   return j;
@@ -171,6 +172,7 @@ CaseResult case_from_json(const json& j) {
     c.timing = timing_from_json(j["timing"]);
   }
   c.measured_bytes = j.value("measured_bytes", std::size_t{0});
+  c.chosen_config = j.value("chosen_config", "");
   if (j.contains("host")) c.host = host_cost_from_json(j["host"]);
   if (j.contains("profile")) c.profile = profile_from_json(j["profile"]);
   return c;

@@ -25,6 +25,7 @@ std::string case_summary(const CaseResult& c, const CaseProfile& p) {
     text += fmt::format("; host {:.1f} us per call, first call {:.1f} us, setup {:.2f} ms", c.host->per_call_us,
                         c.host->first_call_us, c.host->setup_ms);
   if (p.dropped_records > 0) text += fmt::format("; {} records dropped", p.dropped_records);
+  if (!c.chosen_config.empty()) text += fmt::format("; chose {}", c.chosen_config);
   return text + "\n";
 }
 

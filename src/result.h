@@ -136,6 +136,7 @@ struct CaseResult {
   std::optional<CaseProfile> profile;  // none when profiling is off
   std::optional<HostCost> host;
   std::size_t measured_bytes = 0;  // device memory in use while the case ran, measured
+  std::string chosen_config;       // what the backend chose, e.g. cuDNN's engine and knobs
 
   double achieved_tb_per_s() const;  // the problem's minimal bytes over the median time
 

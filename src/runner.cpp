@@ -69,6 +69,7 @@ CaseResult run_case(const BackendEntry& entry, const Problem& p, const DeviceInf
   backend->prepare(p, stream);
   SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
   host.setup_ms = setup.elapsed_us() / 1e3;
+  r.chosen_config = backend->chosen_config();
   const AttentionTensors tensors{data.q.get(), data.k.get(), data.v.get(), data.o.get()};
   const auto forward = [&](cudaStream_t s) { backend->run(tensors, s); };
 

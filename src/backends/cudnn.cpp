@@ -102,6 +102,10 @@ class CudnnBackend final : public Backend {
                  plan_->configs_tried == 1 ? "" : "s");
   }
 
+  std::string chosen_config() const override {
+    return fmt::format("{} ({}), cuDNN {}", plan_->engine.text(), plan_->chosen_by, cudnn().version);
+  }
+
   void run(const AttentionTensors& t, cudaStream_t stream) override {
     CudnnSession& session = CudnnSession::get();
     session.bind(stream);

@@ -1,4 +1,6 @@
 #include "backends/cudnn.h"
+#include "cudnn/engine_sweep.h"
+#include "sweep.h"
 
 namespace sdpa {
 
@@ -16,6 +18,10 @@ const BackendEntry& cudnn_backend_entry() {
       .create = nullptr,
   };
   return entry;
+}
+
+int time_every_cudnn_engine(const Problem&, uint64_t, const TimingOptions&, std::ostream&) {
+  throw InputError("--cudnn-engines: this sdpa-prof was built without cuDNN's headers");
 }
 
 }  // namespace sdpa
