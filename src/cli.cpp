@@ -98,6 +98,8 @@ CliParse parse_cli(int argc, const char* const* argv) {
                   "all: instead of the sweep, verify and time every cuDNN engine config for each problem")
       ->check(CLI::IsMember({"all"}));
   run->add_option("--json", o.json_path, "write the results as JSON to this file");
+  run->add_option("--csv", o.csv_path, "write the results as CSV to this file");
+  run->add_option("--md", o.md_path, "write the results as a Markdown table to this file");
   run->add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
   run->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
   bool no_profile = false;

@@ -26,7 +26,8 @@ struct CliOptions {
   // compare and report
   std::vector<std::string> files;  // compare: BASE NEW; report: FILE
   double threshold = 0.05;         // smallest relative change that matters
-  std::string md_path;
+  std::string md_path;   // run, compare: Markdown output
+  std::string csv_path;  // run: CSV output
   bool strict_env = false;
   std::string format = "table";    // report: table, md or csv
 };

@@ -106,7 +106,8 @@ void print_dry_run(const SweepPlan& plan, std::ostream& out) {
 int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
   SweepPlan plan{expand_problems(o.config), resolve_backends(o.config.backends)};
   if (!o.json_path.empty()) check_writable(o.json_path);
-  if (!o.samples_path.empty()) check_writable(o.samples_path);
+  for (const std::string* path : {&o.samples_path, &o.csv_path, &o.md_path})
+    if (!path->empty()) check_writable(*path);
   if (o.dry_run) {
     print_dry_run(plan, out);
     return kExitOk;
@@ -160,14 +161,15 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
 
   out << format_table(report);
   if (o.kernels) out << format_kernels(report);
-  if (!o.json_path.empty()) {
-    write_file_atomically(o.json_path, report_to_json(report).dump(2) + "\n");
-    progress << "wrote " << o.json_path << "\n";
-  }
-  if (!o.samples_path.empty()) {
-    write_file_atomically(o.samples_path, samples_to_json(report).dump(1) + "\n");
-    progress << "wrote " << o.samples_path << "\n";
-  }
+  const auto write = [&](const std::string& path, const std::string& content) {
+    if (path.empty()) return;
+    write_file_atomically(path, content);
+    progress << "wrote " << path << "\n";
+  };
+  write(o.json_path, report_to_json(report).dump(2) + "\n");
+  write(o.samples_path, samples_to_json(report).dump(1) + "\n");
+  write(o.csv_path, format_csv(report));
+  write(o.md_path, format_markdown(report));
   return report.any_failed() ? kExitCaseFailed : kExitOk;
 }
 

@@ -28,6 +28,22 @@ std::vector<std::string> environment_differences(const Environment& a, const Env
   return out;
 }
 
+// Structure that changed for the worse, whatever the time says: a fused backend that now
+// launches more than one kernel, more kernels than before, a memcpy that was not there.
+std::string structural_regression(const CaseResult& base, const CaseResult& next) {
+  if (!base.profile || !next.profile) return {};
+  const double base_kernels = base.profile->kernels_per_forward();
+  const double new_kernels = next.profile->kernels_per_forward();
+  const double base_copies = base.profile->memcpys_per_forward();
+  const double new_copies = next.profile->memcpys_per_forward();
+  if (new_copies > base_copies)
+    return fmt::format("memcpys per forward {:g} -> {:g}", base_copies, new_copies);
+  if (new_kernels > base_kernels)
+    return fmt::format("kernels per forward {:g} -> {:g}{}", base_kernels, new_kernels,
+                       base_kernels == 1 ? " (no longer one fused kernel)" : "");
+  return {};
+}
+
 CaseComparison compare_case(const CaseResult& base, const CaseResult& next, double threshold) {
   CaseComparison c;
   c.backend = next.backend;
@@ -46,6 +62,12 @@ CaseComparison compare_case(const CaseResult& base, const CaseResult& next, doub
   }
   c.change = next.timing->median_ms / base.timing->median_ms - 1.0;
   c.noise = relative_noise(*base.timing) + relative_noise(*next.timing);
+  if (std::string structure = structural_regression(base, next); !structure.empty()) {
+    c.verdict = c.change > 0 ? Verdict::slower : (c.change < 0 ? Verdict::faster : Verdict::same);
+    c.regression = true;
+    c.note = structure;
+    return c;
+  }
   if (std::abs(c.change) < threshold) {
     c.verdict = Verdict::same;
   } else if (std::abs(c.change) <= c.noise) {

@@ -125,3 +125,46 @@ TEST(Comparison, MarkdownAndJsonCarryTheVerdicts) {
 
 }  // namespace
 }  // namespace sdpa
+
+namespace sdpa {
+namespace {
+
+CaseProfile launches(int kernels, int memcpys) {
+  CaseProfile p;
+  ForwardProfile f;
+  f.kernels = kernels;
+  f.memcpys = memcpys;
+  p.forwards = {f, f};
+  return p;
+}
+
+TEST(Comparison, AFusedBackendThatSplitsIsARegressionEvenWhenFaster) {
+  CaseResult base = timed("flash", 4096, 1.0, 0.001);
+  CaseResult next = timed("flash", 4096, 0.9, 0.001);
+  base.profile = launches(1, 0);
+  next.profile = launches(2, 0);
+  const auto c = compare_reports(run_of({base}), run_of({next}), 0.05);
+  EXPECT_TRUE(only(c).regression);
+  EXPECT_EQ(only(c).note, "kernels per forward 1 -> 2 (no longer one fused kernel)");
+}
+
+TEST(Comparison, ANewMemcpyIsARegressionEvenWhenTheTimeIsTheSame) {
+  CaseResult base = timed("naive-inplace", 1024, 1.0, 0.001);
+  CaseResult next = timed("naive-inplace", 1024, 1.0, 0.001);
+  base.profile = launches(5, 0);
+  next.profile = launches(5, 1);
+  const auto c = compare_reports(run_of({base}), run_of({next}), 0.05);
+  EXPECT_TRUE(only(c).regression);
+  EXPECT_EQ(only(c).note, "memcpys per forward 0 -> 1");
+}
+
+TEST(Comparison, FewerLaunchesAreNotARegression) {
+  CaseResult base = timed("math", 1024, 1.0, 0.001);
+  CaseResult next = timed("math", 1024, 1.0, 0.001);
+  base.profile = launches(20, 0);
+  next.profile = launches(18, 0);
+  EXPECT_FALSE(compare_reports(run_of({base}), run_of({next}), 0.05).any_regression());
+}
+
+}  // namespace
+}  // namespace sdpa
