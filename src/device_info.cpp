@@ -65,6 +65,7 @@ bool query_device(int ordinal, DeviceInfo& info, std::string& error) {
   info.total_memory = prop.totalGlobalMem;
   info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
   info.shared_per_block_optin = prop.sharedMemPerBlockOptin;
+  info.ecc_enabled = prop.ECCEnabled != 0;
   SDPA_CHECK_CUDA(cudaDeviceGetAttribute(&info.sm_clock_khz, cudaDevAttrClockRate, ordinal));
   SDPA_CHECK_CUDA(cudaDriverGetVersion(&info.driver_version));
   SDPA_CHECK_CUDA(cudaRuntimeGetVersion(&info.runtime_version));

@@ -17,6 +17,7 @@ struct DeviceInfo {
   std::size_t l2_bytes = 0;
   std::size_t shared_per_block_optin = 0;
   int sm_clock_khz = 0;     // peak SM clock the driver reports
+  bool ecc_enabled = false;
   int driver_version = 0;   // as cudaDriverGetVersion reports, e.g. 13000
   int runtime_version = 0;  // cudaRuntimeGetVersion
   int cublas_version = 0;   // cublasGetVersion of the loaded library

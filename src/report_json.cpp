@@ -19,6 +19,7 @@ json device_to_json(const DeviceInfo& d) {
               {"l2_bytes", d.l2_bytes},
               {"shared_per_block_optin_bytes", d.shared_per_block_optin},
               {"sm_clock_peak_mhz", d.sm_clock_khz / 1000},
+              {"ecc_enabled", d.ecc_enabled},
               {"driver_version", version_text(d.driver_version)},
               {"cuda_runtime_version", version_text(d.runtime_version)},
               {"cublas_version", d.cublas_version},
@@ -43,6 +44,7 @@ DeviceInfo device_from_json(const json& j) {
     return major * 1000 + minor * 10;
   };
   d.sm_clock_khz = 1000 * j.value("sm_clock_peak_mhz", 0);
+  d.ecc_enabled = j.value("ecc_enabled", false);
   d.driver_version = parse_version(j.at("driver_version").get<std::string>());
   d.runtime_version = parse_version(j.at("cuda_runtime_version").get<std::string>());
   d.cublas_version = j.value("cublas_version", 0);
