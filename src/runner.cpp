@@ -15,11 +15,6 @@
 namespace sdpa {
 namespace {
 
-constexpr int64_t kReferenceScratchFloats = int64_t{64} << 20;  // 256 MB
-
-int64_t reference_scratch_floats(const Problem& p) {
-  return std::min(kReferenceScratchFloats, p.batch * p.heads * p.seq_q * p.seq_kv);
-}
 
 std::size_t bytes_of(int64_t elements, std::size_t element_bytes) {
   return static_cast<std::size_t>(elements) * element_bytes;
@@ -103,6 +98,11 @@ CaseResult run_case(const BackendEntry& entry, const Problem& p, const DeviceInf
 }
 
 }  // namespace
+
+int64_t reference_scratch_floats(const Problem& p) {
+  constexpr int64_t kMaxFloats = int64_t{64} << 20;  // 256 MB
+  return std::min(kMaxFloats, p.score_elements());
+}
 
 std::size_t shared_case_bytes(const Problem& p) {
   const std::size_t elem = dtype_bytes(p.dtype);

@@ -14,6 +14,9 @@
 
 namespace sdpa {
 
+// The reference's scratch: one row of scores per query row in flight, capped at 256 MB.
+int64_t reference_scratch_floats(const Problem& problem);
+
 // Device memory a problem needs whatever the backend: Q, K, V, O, the reference output and
 // the reference's scratch.
 std::size_t shared_case_bytes(const Problem& problem);

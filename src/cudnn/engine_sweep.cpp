@@ -16,13 +16,12 @@
 #include "device_info.h"
 #include "random_fill.h"
 #include "reference.h"
+#include "runner.h"
 #include "sweep.h"
 #include "verify.h"
 
 namespace sdpa {
 namespace {
-
-constexpr int64_t kReferenceScratchFloats = int64_t{64} << 20;
 
 std::size_t bytes(int64_t elements, std::size_t element_bytes) {
   return static_cast<std::size_t>(elements) * element_bytes;
@@ -42,7 +41,7 @@ int time_every_cudnn_engine(const Problem& p, uint64_t seed, const TimingOptions
   DeviceBuffer q(bytes(p.q_elements(), elem)), k(bytes(p.kv_elements(), elem)),
       v(bytes(p.kv_elements(), elem));
   DeviceBuffer o(bytes(p.q_elements(), elem)), ref(bytes(p.q_elements(), sizeof(float)));
-  const int64_t scratch_floats = std::min(kReferenceScratchFloats, p.score_elements());
+  const int64_t scratch_floats = reference_scratch_floats(p);
   DeviceBuffer scratch(bytes(scratch_floats, sizeof(float))), sums(sizeof(ErrorSums));
   DeviceBuffer stats(bytes(p.batch * p.heads * p.seq_q, sizeof(float)));
   SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, q.get(), p.q_elements(), seed, 0, stream.get()));
