@@ -1,5 +1,5 @@
 # cuDNN is optional. The cudnn backend needs cuDNN 9's headers at build time only: the library
-# is loaded at run time (src/cudnn/cudnn_library.cpp), so the tool starts where it is missing.
+# is loaded at run time (src/backends/cudnn/cudnn_library.cpp), so the tool starts where it is missing.
 # Without the headers the backend is listed as not built.
 set(SDPA_HAVE_CUDNN OFF)
 if(SDPA_WITH_CUDNN)

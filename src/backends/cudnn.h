@@ -1,6 +1,6 @@
 #pragma once
 
-#include "backend.h"
+#include "backends/backend.h"
 
 namespace sdpa {
 

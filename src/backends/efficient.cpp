@@ -27,7 +27,7 @@ const BackendEntry& efficient_backend_entry() {
       .not_built_reason = "",
       .unsupported = efficient_unsupported,
       .workspace_bytes = [](const Problem&) -> std::size_t { return 0; },
-      .create = [] { return make_fused_backend(kEfficient); },
+      .create = [](const std::string&) { return make_fused_backend(kEfficient); },
   };
   return entry;
 }

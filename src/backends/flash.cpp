@@ -27,7 +27,7 @@ const BackendEntry& flash_backend_entry() {
       .not_built_reason = "",
       .unsupported = flash_unsupported,
       .workspace_bytes = [](const Problem&) -> std::size_t { return 0; },
-      .create = [] { return make_fused_backend(kFlash); },
+      .create = [](const std::string&) { return make_fused_backend(kFlash); },
   };
   return entry;
 }

@@ -2,7 +2,8 @@
 
 #include <climits>
 
-#include "check.h"
+#include "gpu/problem_shape.h"
+#include "gpu/check.h"
 
 namespace sdpa {
 namespace {

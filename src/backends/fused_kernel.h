@@ -10,7 +10,7 @@
 #include <string>
 
 #include "attention_shape.h"
-#include "backend.h"
+#include "backends/backend.h"
 
 namespace sdpa {
 

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "check.h"
-#include "cublas_handle.h"
-#include "device_buffer.h"
+#include "gpu/check.h"
+#include "gpu/cublas_handle.h"
+#include "gpu/device_buffer.h"
 #include "elementwise.h"
 #include "softmax.h"
 #include "backends/unfused_limits.h"
@@ -116,7 +116,7 @@ const BackendEntry& math_backend_entry() {
       .not_built_reason = "",
       .unsupported = unfused_unsupported,
       .workspace_bytes = math_workspace,
-      .create = [] { return std::unique_ptr<Backend>(new MathBackend()); },
+      .create = [](const std::string&) { return std::unique_ptr<Backend>(new MathBackend()); },
   };
   return entry;
 }

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "check.h"
-#include "cublas_handle.h"
-#include "device_buffer.h"
+#include "gpu/check.h"
+#include "gpu/cublas_handle.h"
+#include "gpu/device_buffer.h"
 #include "elementwise.h"
 #include "softmax.h"
 #include "backends/unfused_limits.h"
@@ -81,7 +81,7 @@ const BackendEntry& naive_backend_entry() {
       .not_built_reason = "",
       .unsupported = unfused_unsupported,
       .workspace_bytes = naive_workspace,
-      .create = [] { return std::unique_ptr<Backend>(new NaiveBackend(MaskedFill::out_of_place)); },
+      .create = [](const std::string&) { return std::unique_ptr<Backend>(new NaiveBackend(MaskedFill::out_of_place)); },
   };
   return entry;
 }
@@ -96,7 +96,7 @@ const BackendEntry& naive_inplace_backend_entry() {
       .not_built_reason = "",
       .unsupported = unfused_unsupported,
       .workspace_bytes = naive_workspace,
-      .create = [] { return std::unique_ptr<Backend>(new NaiveBackend(MaskedFill::in_place)); },
+      .create = [](const std::string&) { return std::unique_ptr<Backend>(new NaiveBackend(MaskedFill::in_place)); },
   };
   return entry;
 }

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "device_info.h"
-#include "problem.h"
+#include "gpu/device_query.h"
+#include "model/problem.h"
 
 namespace sdpa {
 

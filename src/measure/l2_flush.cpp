@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "check.h"
+#include "gpu/check.h"
 
 namespace sdpa {
 

@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-#include "device_buffer.h"
+#include "gpu/device_buffer.h"
 
 namespace sdpa {
 

@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "model/sweep.h"
+
 namespace sdpa {
 
 struct SampleStats {
@@ -21,13 +23,6 @@ struct SampleStats {
 // Summary of `samples` (any order, at least one).
 SampleStats summarize(std::vector<double> samples);
 
-struct StoppingRule {
-  double max_noise = 0.005;  // stop once relative_spread is under this
-  int min_samples = 10;
-  double min_time_s = 0.5;   // total sampled time before stopping is allowed
-  double timeout_s = 15.0;   // give up on convergence after this much sampled time
-  int max_samples = 100000;  // a hard cap whatever the times
-};
 
 enum class StopDecision { keep_going, converged, timed_out };
 

@@ -4,9 +4,9 @@
 #include <chrono>
 #include <optional>
 
-#include "check.h"
+#include "gpu/check.h"
 #include "clock_probe.h"
-#include "device_buffer.h"
+#include "gpu/device_buffer.h"
 #include "measure/l2_flush.h"
 
 namespace sdpa {

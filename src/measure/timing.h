@@ -8,9 +8,9 @@
 #include <functional>
 #include <vector>
 
-#include "device_info.h"
+#include "gpu/device_query.h"
 #include "measure/sample_stats.h"
-#include "result.h"
+#include "model/result.h"
 
 namespace sdpa {
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "check.h"
+#include "gpu/check.h"
 
 namespace sdpa {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "check.h"
+#include "gpu/check.h"
 
 namespace sdpa {
 namespace {

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-#include "profile/activity.h"
+#include "model/activity.h"
 #include "profile/cupti_library.h"
 
 namespace sdpa {

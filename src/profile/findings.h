@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "result.h"
+#include "model/result.h"
 
 namespace sdpa {
 

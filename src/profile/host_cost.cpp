@@ -1,6 +1,6 @@
 #include "profile/host_cost.h"
 
-#include "check.h"
+#include "gpu/check.h"
 
 namespace sdpa {
 

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-#include "result.h"
+#include "model/result.h"
 
 namespace sdpa {
 

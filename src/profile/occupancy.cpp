@@ -24,11 +24,6 @@ constexpr std::array kArchTable{
     ArchLimits{10, 0, 2048, 228 * kKiB, 227 * kKiB},  // B200
 };
 
-constexpr std::pair<unsigned, const char*> kLimiterNames[] = {
-    {kLimitRegisters, "registers"}, {kLimitSharedMemory, "shared memory"}, {kLimitWarps, "warps"},
-    {kLimitBlocks, "blocks"},       {kLimitBarriers, "barriers"},
-};
-
 cudaOccDeviceProp device_prop(const ArchLimits& arch, int sm_count) {
   cudaOccDeviceProp d;
   d.computeMajor = arch.cc_major;
@@ -58,28 +53,6 @@ std::optional<ArchLimits> arch_limits(int cc_major, int cc_minor) {
   for (const ArchLimits& a : kArchTable)
     if (a.cc_major == cc_major && a.cc_minor == cc_minor) return a;
   return std::nullopt;
-}
-
-std::vector<std::string> limiter_names(unsigned limiters) {
-  std::vector<std::string> names;
-  for (const auto& [flag, name] : kLimiterNames)
-    if ((limiters & flag) != 0) names.emplace_back(name);
-  return names;
-}
-
-unsigned limiter_flag(const std::string& name) {
-  for (const auto& [flag, known] : kLimiterNames)
-    if (name == known) return flag;
-  return 0;
-}
-
-std::string limiter_text(unsigned limiters) {
-  std::string text;
-  for (const std::string& name : limiter_names(limiters)) {
-    text += text.empty() ? "" : ", ";
-    text += name;
-  }
-  return text;
 }
 
 std::optional<OccupancyEstimate> estimate_occupancy(const LaunchResources& launch, const ArchLimits& arch,

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "model/profile.h"
+
 namespace sdpa {
 
 // Per-SM and per-block limits of one architecture, tabulated so that CI needs no GPU.
@@ -33,32 +35,9 @@ struct LaunchResources {
 };
 
 // Bit flags, as several limits can tie.
-enum OccupancyLimiter : unsigned {
-  kLimitWarps = 1u << 0,
-  kLimitRegisters = 1u << 1,
-  kLimitSharedMemory = 1u << 2,
-  kLimitBlocks = 1u << 3,
-  kLimitBarriers = 1u << 4,
-};
 
-struct OccupancyEstimate {
-  int blocks_per_sm = 0;    // theoretical, with the opt-in shared-memory limit
-  double theoretical = 0;   // active warps / maximum warps per SM, 0..1
-  unsigned limiters = 0;    // OccupancyLimiter flags
-  int block_limit_registers = 0;
-  int block_limit_shared_memory = 0;
-  int block_limit_warps = 0;
-  int block_limit_blocks = 0;
-  // What PyTorch's profiler (Kineto) prints as "est. achieved occupancy": the default 48 KB
-  // per-block limit, no opt-in, blocks per SM capped by grid / SM count. 0..1.
-  double profiler_style = 0;
-};
 
-// Each set flag's name: "registers", "shared memory", "warps", "blocks", "barriers".
-std::vector<std::string> limiter_names(unsigned limiters);
-unsigned limiter_flag(const std::string& name);  // 0 for a name that is none of those
-// "registers", "registers, shared memory", ... ("" when no flag is set).
-std::string limiter_text(unsigned limiters);
+
 
 // nullopt when the calculator rejects the input (a zero-thread block, an unknown architecture).
 std::optional<OccupancyEstimate> estimate_occupancy(const LaunchResources& launch, const ArchLimits& arch,

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "profile/activity.h"
+#include "model/activity.h"
 #include "profile/occupancy.h"
-#include "result.h"
+#include "model/result.h"
 
 namespace sdpa {
 

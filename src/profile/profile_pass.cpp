@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "check.h"
+#include "gpu/check.h"
 #include "profile/findings.h"
 #include "profile/profile_analysis.h"
 

@@ -7,9 +7,9 @@
 #include <functional>
 #include <string>
 
-#include "device_info.h"
+#include "gpu/device_query.h"
 #include "profile/cupti_session.h"
-#include "result.h"
+#include "model/result.h"
 
 namespace sdpa {
 

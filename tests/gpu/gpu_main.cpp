@@ -3,7 +3,7 @@
 
 #include <iostream>
 
-#include "device_info.h"
+#include "gpu/device_query.h"
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);

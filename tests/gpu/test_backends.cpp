@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpu_test_support.h"
-#include "runner.h"
+#include "run/runner.h"
 
 namespace sdpa {
 namespace {
@@ -57,7 +57,7 @@ void expect_all_verified(const std::vector<Problem>& problems) {
   ASSERT_TRUE(query_device(0, device, error)) << error;
   SweepPlan plan{problems, {}};
   for (const BackendEntry& e : backend_registry())
-    if (e.built()) plan.backends.push_back(&e);
+    if (e.built()) plan.backends.push_back({&e, false});
   const uint64_t seed = fresh_seed();
   const auto results = run_sweep(plan, device, seed, one_sample_timing(), [](const CaseResult&) {});
   ASSERT_EQ(results.size(), plan.problems.size() * plan.backends.size());

@@ -11,7 +11,7 @@
 #include "backends/efficient.h"
 #include "backends/flash.h"
 #include "gpu_test_support.h"
-#include "runner.h"
+#include "run/runner.h"
 
 namespace sdpa {
 namespace {
@@ -50,7 +50,7 @@ TEST(FusedBackends, MatchReferenceOnTileEdgesGroupedHeadsAndUnequalLengths) {
   DeviceInfo device;
   std::string error;
   ASSERT_TRUE(query_device(0, device, error)) << error;
-  const SweepPlan plan{fused_problems(), {&flash_backend_entry(), &efficient_backend_entry()}};
+  const SweepPlan plan{fused_problems(), resolve_backends({"flash", "efficient"})};
   const uint64_t seed = std::random_device{}();
   const auto results = run_sweep(plan, device, seed, one_sample_timing(), [](const CaseResult&) {});
   ASSERT_EQ(results.size(), plan.problems.size() * plan.backends.size());

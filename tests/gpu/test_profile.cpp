@@ -6,7 +6,7 @@
 #include <random>
 
 #include "gpu_test_support.h"
-#include "runner.h"
+#include "run/runner.h"
 
 namespace sdpa {
 namespace {
@@ -30,7 +30,7 @@ TEST(Profile, UnfusedBackendsLaunchWhatTheirStructureSays) {
   p.seq_q = p.seq_kv = 1000;
   p.head_dim = 64;
   p.causal = true;
-  SweepPlan plan{{p}, {find_backend("naive"), find_backend("naive-inplace"), find_backend("math")}};
+  SweepPlan plan{{p}, resolve_backends({"naive", "naive-inplace", "math"})};
   const auto results = run_sweep(plan, device, std::random_device{}(), one_sample_timing(), [](const CaseResult&) {}, session.get());
   ASSERT_EQ(results.size(), 3u);
   for (const CaseResult& r : results) {

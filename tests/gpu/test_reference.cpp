@@ -4,13 +4,13 @@
 #include <cmath>
 #include <random>
 
-#include "check.h"
-#include "device_buffer.h"
+#include "gpu/check.h"
+#include "gpu/device_buffer.h"
 #include "elementwise.h"
 #include "random_fill.h"
 #include "reference.h"
-#include "reference_cpu.h"
-#include "verify.h"
+#include "run/reference_cpu.h"
+#include "run/verify.h"
 
 namespace sdpa {
 namespace {

@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
+#include "axis_values.h"
+#include "model/errors.h"
+
 #include <vector>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 namespace sdpa {
 namespace {
@@ -16,7 +19,7 @@ TEST(Cli, RunIsTheDefaultSubcommandWithTheBuiltInPreset) {
   const CliParse r = parse({});
   ASSERT_FALSE(r.exit_code);
   EXPECT_EQ(r.options.command, Command::run);
-  EXPECT_EQ(r.options.config.seq, (std::vector<int64_t>{1024, 2048, 4096}));
+  EXPECT_EQ(test::values(r.options.config, "seq"), test::ints({1024, 2048, 4096}));
 }
 
 TEST(Cli, FlagsOverrideThePreset) {
@@ -25,17 +28,17 @@ TEST(Cli, FlagsOverrideThePreset) {
   ASSERT_FALSE(r.exit_code);
   const SweepConfig& c = r.options.config;
   EXPECT_EQ(c.name, "hf-a100");
-  EXPECT_EQ(c.seq, (std::vector<int64_t>{2048, 4097}));
-  EXPECT_EQ(c.dtypes, (std::vector<DType>{DType::bf16, DType::fp16}));
-  EXPECT_EQ(c.causal, std::vector<bool>{false});
+  EXPECT_EQ(test::values(c, "seq"), test::ints({2048, 4097}));
+  EXPECT_EQ(test::values(c, "dtype"), test::texts({"bf16", "fp16"}));
+  EXPECT_EQ(test::values(c, "causal"), test::bools({false}));
   EXPECT_EQ(c.backends, (std::vector<std::string>{"naive", "math"}));
-  EXPECT_EQ(c.batch, std::vector<int64_t>{8});
+  EXPECT_EQ(test::values(c, "batch"), test::ints({8}));
   ASSERT_TRUE(c.seed.has_value());
   EXPECT_EQ(*c.seed, 7u);
 }
 
 TEST(Cli, ExplicitRunAndListSubcommands) {
-  EXPECT_EQ(parse({"run", "--seq", "64"}).options.config.seq, std::vector<int64_t>{64});
+  EXPECT_EQ(test::values(parse({"run", "--seq", "64"}).options.config, "seq"), test::ints({64}));
   EXPECT_EQ(parse({"list"}).options.command, Command::list);
 }
 

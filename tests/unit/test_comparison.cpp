@@ -2,7 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "comparison.h"
+#include "compare/comparison.h"
+#include "report/report.h"
 
 namespace sdpa {
 namespace {

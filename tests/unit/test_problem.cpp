@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "problem.h"
+#include "model/problem.h"
 
 namespace sdpa {
 namespace {

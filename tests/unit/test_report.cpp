@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
+#include "axis_values.h"
+#include "model/errors.h"
+
 #include <nlohmann/json.hpp>
 
-#include "report.h"
+#include "report/report.h"
 
 namespace sdpa {
 namespace {
@@ -58,7 +61,7 @@ TimingStats timing_of(double median, double min, double max, double spread, bool
 
 RunReport sample_report() {
   RunReport r;
-  r.config.seq = {1024};
+  r.config.axes["seq"] = test::ints({1024});
   r.environment = Environment{"0.1.0", "abc123", "sdpa-prof --seq 1024", "host", "2026-12-02T12:00:00Z", 42, {},
                               Profiler{true, "CUPTI API 130001 (libcupti.so.13)"}, std::nullopt};
   DeviceInfo d;

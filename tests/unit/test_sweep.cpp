@@ -1,25 +1,28 @@
 #include <gtest/gtest.h>
 
-#include "backend.h"
-#include "runner.h"
-#include "sweep.h"
+#include "axis_values.h"
+#include "model/errors.h"
+
+#include "backends/backend.h"
+#include "run/runner.h"
+#include "model/sweep.h"
 
 namespace sdpa {
 namespace {
 
 TEST(Sweep, ExpandsTheCartesianProduct) {
   SweepConfig c;
-  c.seq = {1024, 2048, 4096};
-  c.dtypes = {DType::bf16, DType::fp16};
-  c.causal = {true, false};
-  c.head_dim = {64, 128};
+  c.axes["seq"] = test::ints({1024, 2048, 4096});
+  c.axes["dtype"] = test::texts({"bf16", "fp16"});
+  c.axes["causal"] = test::bools({true, false});
+  c.axes["head_dim"] = test::ints({64, 128});
   EXPECT_EQ(expand_problems(c).size(), 3u * 2 * 2 * 2);
 }
 
 TEST(Sweep, KvHeadsAndSeqKvDefaultToHeadsAndSeq) {
   SweepConfig c;
-  c.heads = {16};
-  c.seq = {100};
+  c.axes["heads"] = test::ints({16});
+  c.axes["seq"] = test::ints({100});
   const auto problems = expand_problems(c);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].kv_heads, 16);
@@ -28,21 +31,30 @@ TEST(Sweep, KvHeadsAndSeqKvDefaultToHeadsAndSeq) {
 
 TEST(Sweep, RejectsBadAxes) {
   SweepConfig c;
-  c.seq = {0};
+  c.axes["heads"] = test::ints({16});
+  c.axes["kv_heads"] = test::ints({3});
   EXPECT_THROW(expand_problems(c), InputError);
-  c.seq = {64};
-  c.batch = {-2};
+  c.axes.erase("kv_heads");
+  c.axes["seq"] = {};
   EXPECT_THROW(expand_problems(c), InputError);
-  c.batch = {1};
-  c.heads = {16};
-  c.kv_heads = {3};
+  c.axes.erase("seq");
+  c.axes["window"] = test::ints({1});
   EXPECT_THROW(expand_problems(c), InputError);
-  c.kv_heads = {};
+  c.axes.erase("window");
   c.stopping.min_samples = 0;
   EXPECT_THROW(expand_problems(c), InputError);
   c.stopping.min_samples = 10;
   c.stopping.max_noise = 0;
   EXPECT_THROW(expand_problems(c), InputError);
+}
+
+TEST(Sweep, DuplicateValuesRunOnce) {
+  SweepConfig c;
+  c.axes["seq"] = test::ints({1024, 1024, 512});
+  const auto problems = expand_problems(c);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0].seq_q, 1024);
+  EXPECT_EQ(problems[1].seq_q, 512);
 }
 
 TEST(MemoryPrediction, CountsInputsReferenceAndWorkspace) {

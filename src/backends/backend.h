@@ -1,0 +1,75 @@
+// The one interface every attention backend implements, and the registry that lists them.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/device.h"
+#include "model/problem.h"
+#include "model/result.h"
+
+namespace sdpa {
+
+// Q, K, V: [B, Hkv or Hq, S, D] row-major of the problem's dtype; O: [B, Hq, Sq, D].
+struct AttentionTensors {
+  const void* q;
+  const void* k;
+  const void* v;
+  void* o;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // One-time work for `problem`: workspace, handles, masks, plans. Never timed.
+  virtual void prepare(const Problem& problem, cudaStream_t stream) = 0;
+  // One forward pass, enqueued on `stream`.
+  virtual void run(const AttentionTensors& tensors, cudaStream_t stream) = 0;
+  // What the backend chose for the prepared problem and what its setup cost (cuDNN: engine,
+  // knobs, plan build times); empty for backends that choose nothing.
+  virtual BackendSetup setup() const { return {}; }
+};
+
+struct BackendEntry {
+  std::string_view name;
+  std::string_view summary;
+  std::string_view dtypes;     // what `list` prints
+  std::string_view head_dims;  // what `list` prints
+  std::string_view archs;      // what `list` prints
+  // Empty when this binary can run the backend; otherwise why it cannot.
+  std::string_view not_built_reason;
+  // A reason when the backend cannot run `problem` on `device`, nullopt when it can.
+  std::optional<std::string> (*unsupported)(const Problem& problem, const DeviceInfo& device);
+  // Device memory the backend allocates in prepare(), beyond Q, K, V and O.
+  std::size_t (*workspace_bytes)(const Problem& problem);
+  // `variant`: one of variants()' names, or empty for the backend's default choice.
+  std::unique_ptr<Backend> (*create)(const std::string& variant);
+  // The variants `--backend NAME:all` runs for `problem`, each as a case of its own named
+  // NAME[variant] (cuDNN: every engine config its heuristics propose); null when there are none.
+  std::vector<std::string> (*variants)(const Problem& problem) = nullptr;
+
+  bool built() const { return not_built_reason.empty(); }
+};
+
+std::span<const BackendEntry> backend_registry();
+const BackendEntry* find_backend(std::string_view name);
+
+// One entry of --backend: a backend, and whether to run each of its variants ("cudnn:all").
+struct BackendChoice {
+  const BackendEntry* entry = nullptr;
+  bool every_variant = false;
+  bool operator==(const BackendChoice&) const = default;
+};
+// "all", "flash", "cudnn:all", ...; throws InputError for an unknown name or a backend without variants.
+std::vector<BackendChoice> resolve_backends(const std::vector<std::string>& names);
+// The name a case of `entry` carries: "cudnn", or "cudnn[eng2.cfg32]" for a variant.
+std::string case_backend_name(const BackendEntry& entry, const std::string& variant);
+
+}  // namespace sdpa

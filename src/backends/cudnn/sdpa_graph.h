@@ -1,0 +1,69 @@
+// The SDPA forward as a cuDNN operation graph, and execution plans for it.
+#pragma once
+
+#include <cudnn_graph.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "backends/cudnn/graph.h"
+#include "model/problem.h"
+
+namespace sdpa {
+
+// Unique ids of the graph's non-virtual tensors: what the variant pack binds.
+enum SdpaTensorUid : int64_t {
+  kUidQ = 1,
+  kUidK = 2,
+  kUidV = 3,
+  kUidO = 4,
+  kUidStats = 5,   // [B, Hq, Sq, 1] float: max + log(sum), the softmax statistics
+  kUidScale = 6,   // float by value
+  kUidNegInf = 7,  // float by value, causal graphs only
+};
+
+// Q·Kᵀ → × scale → (causal: row ≥ col ? s : −inf) → max / sub / exp / sum / div → P·V, with the
+// statistics branch log(sum) + max written to kUidStats. Finalized on `handle`.
+std::unique_ptr<cudnn_graph::OperationGraph> build_sdpa_graph(const Problem& p,
+                                                              cudnnHandle_t handle);
+
+// The −inf the causal mask selects: cuDNN before 9.10 prefers the lowest finite float.
+float masked_score_value(std::size_t cudnn_version);
+
+// One execution plan and what it took to get it.
+struct SdpaPlan {
+  std::shared_ptr<const cudnn_graph::OperationGraph> graph;  // the plan refers to its descriptors
+  cudnn_graph::Descriptor plan;
+  cudnn_graph::EngineConfigInfo engine;
+  int64_t workspace_bytes = 0;
+  std::string chosen_by;     // "heuristics mode A, config 1 of 3"
+  double graph_ms = 0;       // descriptors and the operation graph
+  double heuristics_ms = 0;  // heuristics queries, every mode tried
+  double plan_ms = 0;        // plan finalization, failed configs included (runtime compilation)
+  int configs_tried = 0;
+};
+
+enum class PlanChoice {
+  first,  // the first config that finalizes, heuristics mode A first, then the fallback list
+  every,  // every config of modes A and fallback that finalizes, each once
+};
+// Throws ApiError carrying cuDNN's reasons when no config finalizes.
+std::vector<std::unique_ptr<SdpaPlan>> sdpa_plans(const Problem& p, cudnnHandle_t handle, PlanChoice choice);
+
+// "eng2.cfg32": an engine config as a backend variant's name.
+std::string variant_name(const cudnn_graph::EngineConfigInfo& engine);
+
+// Host scalars a variant pack points at: they must outlive it.
+struct SdpaScalars {
+  float scale = 1;
+  float masked = 0;  // what masked scores become (masked_score_value)
+};
+
+// The variant pack binding `t`, the statistics buffer, the scalars and the workspace to a plan.
+cudnn_graph::Descriptor sdpa_variant_pack(const AttentionTensors& t, bool causal, void* stats,
+                                          const SdpaScalars& scalars, void* workspace);
+
+}  // namespace sdpa

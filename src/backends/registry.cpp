@@ -1,0 +1,72 @@
+#include "backends/backend.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "model/errors.h"
+#include "model/number_text.h"
+#include "backends/cudnn.h"
+#include "backends/efficient.h"
+#include "backends/flash.h"
+#include "backends/math.h"
+#include "backends/naive.h"
+
+namespace sdpa {
+
+std::span<const BackendEntry> backend_registry() {
+  static const BackendEntry entries[] = {
+      naive_backend_entry(),
+      naive_inplace_backend_entry(),
+      math_backend_entry(),
+      efficient_backend_entry(),
+      flash_backend_entry(),
+      cudnn_backend_entry(),
+  };
+  return entries;
+}
+
+const BackendEntry* find_backend(std::string_view name) {
+  for (const BackendEntry& e : backend_registry())
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+std::vector<BackendChoice> resolve_backends(const std::vector<std::string>& names) {
+  std::vector<BackendChoice> out;
+  const auto add = [&](BackendChoice c) {
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  };
+  for (const std::string& name : names) {
+    if (name == "all") {
+      for (const BackendEntry& e : backend_registry())
+        if (e.built()) add({&e, false});
+      continue;
+    }
+    const std::size_t colon = name.find(':');
+    const std::string base = name.substr(0, colon);
+    const BackendEntry* e = find_backend(base);
+    if (e == nullptr) {
+      std::string known;
+      for (const BackendEntry& b : backend_registry()) known += std::string(known.empty() ? "" : ", ") + std::string(b.name);
+      throw InputError(fmt::format("unknown backend {} (known: {}, all; NAME:all for every variant)", echo(name), known));
+    }
+    if (colon == std::string::npos) {
+      add({e, false});
+    } else if (name.substr(colon + 1) != "all") {
+      throw InputError(fmt::format("--backend {}: after the colon only \"all\" is known", echo(name)));
+    } else if (e->built() && e->variants == nullptr) {
+      throw InputError(fmt::format("--backend {}: {} has no variants", echo(name), e->name));
+    } else {
+      add({e, true});
+    }
+  }
+  if (out.empty()) throw InputError("no backend to run");
+  return out;
+}
+
+std::string case_backend_name(const BackendEntry& entry, const std::string& variant) {
+  return variant.empty() ? std::string(entry.name) : fmt::format("{}[{}]", entry.name, variant);
+}
+
+}  // namespace sdpa

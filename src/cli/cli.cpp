@@ -1,0 +1,183 @@
+#include "cli/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "io/preset.h"
+#include "model/errors.h"
+#include "model/number_text.h"
+#include "cli/version.h"
+
+namespace sdpa {
+namespace {
+
+constexpr const char* kExamples = R"(Examples:
+  sdpa-prof --backend all --seq 4096            every built backend on the default preset at S=4096
+  sdpa-prof --config configs/hf-a100.json --json out.json
+  sdpa-prof --backend naive,math --seq 1024,4097 --dtype bf16,fp16 --no-causal
+  sdpa-prof --dry-run --seq 16384               the cases and the memory each needs (no GPU)
+  sdpa-prof list                                backends, what they support, whether built
+  sdpa-prof compare base.json new.json          exit 1 when a case regressed (CI)
+  sdpa-prof report out.json --format md         a saved run as a table, Markdown or CSV
+  sdpa-prof ceilings                            the GPU's measured GEMM and copy ceilings
+
+Exit codes: 0 success, 1 a case failed verification, 2 bad input, 3 no usable GPU.
+)";
+
+std::string join_command_line(int argc, const char* const* argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.find_first_of(" \t\"'") != std::string::npos) arg = "'" + arg + "'";
+    line += (i == 0 ? "" : " ") + arg;
+  }
+  return line;
+}
+
+// `run` is the default subcommand: anything that is not a known subcommand goes to it.
+std::vector<std::string> with_default_subcommand(int argc, const char* const* argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const bool has_subcommand = !args.empty() && (args[0] == "run" || args[0] == "list" ||
+                                                args[0] == "compare" || args[0] == "report" ||
+                                                args[0] == "ceilings");
+  const bool top_level_only = !args.empty() && args[0] == "--version";
+  if (!has_subcommand && !top_level_only) args.insert(args.begin(), "run");
+  return args;
+}
+
+uint64_t parse_seed(const std::string& text) {
+  const std::optional<uint64_t> v = decimal_unsigned(text);
+  if (!v) throw InputError(fmt::format("--seed: expected an integer from 0 to 18446744073709551615, got {}", echo(text)));
+  return *v;
+}
+
+}  // namespace
+
+CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec>& axes) {
+  CLI::App app{"sdpa-prof: runs, verifies and profiles attention backends on the GPU", "sdpa-prof"};
+  app.set_version_flag("--version", fmt::format("sdpa-prof {} (git {})", kToolVersion, kGitSha));
+  app.require_subcommand(0, 1);
+
+  CliParse result;
+  CliOptions& o = result.options;
+  CLI::App* run = app.add_subcommand("run", "run the sweep (the default subcommand)");
+  CLI::App* list = app.add_subcommand("list", "list every backend, what it supports and whether it is built");
+  CLI::App* compare = app.add_subcommand("compare", "compare two result files; exit 1 on a regression");
+  CLI::App* report = app.add_subcommand("report", "print a saved result file (no GPU needed)");
+  CLI::App* ceilings = app.add_subcommand("ceilings", "measure (once, then cached) the GPU's GEMM rate and copy bandwidth");
+  ceilings->add_flag("--remeasure", o.remeasure, "measure again instead of reading the cache");
+  ceilings->add_option("--device", o.device, "CUDA device ordinal");
+  run->footer(kExamples);
+  app.footer(kExamples);
+
+  std::string config_path;
+  std::vector<std::string> backends;
+  std::string seed, warmup, min_samples, max_noise_percent, min_time, timeout;
+  bool hot = false;
+  run->add_option("--config", config_path, "sweep preset (JSON); flags override its axes")->check(CLI::ExistingFile);
+  run->add_option("--backend", backends, "backends to run, comma-separated, or all; NAME:all runs every variant (cudnn:all)")
+      ->delimiter(',');
+  // One option per axis of the axis table.
+  struct AxisFlag {
+    const AxisSpec* axis;
+    std::vector<std::string> texts;
+    bool on = false;
+    CLI::Option* option = nullptr;
+  };
+  std::vector<AxisFlag> axis_flags;
+  axis_flags.reserve(axes.size());
+  for (const AxisSpec& axis : axes) {
+    AxisFlag& f = axis_flags.emplace_back(AxisFlag{&axis, {}, false, nullptr});
+    if (axis.type == AxisType::boolean)
+      f.option = run->add_flag(axis.flag + ",!--no-" + axis.flag.substr(2), f.on, axis.help);
+    else
+      f.option = run->add_option(axis.flag, f.texts, axis.help)->delimiter(',');
+  }
+  CLI::Option* seed_opt = run->add_option("--seed", seed, "random seed for the inputs (default: a fresh one)");
+  CLI::Option* warmup_opt = run->add_option("--warmup", warmup, "forwards before timing");
+  CLI::Option* min_samples_opt = run->add_option("--min-samples", min_samples, "timed forwards per case at least (default 10)");
+  CLI::Option* max_noise_opt = run->add_option("--max-noise", max_noise_percent,
+      "sample until the median's relative spread is under this, in percent (default 0.5)");
+  CLI::Option* min_time_opt = run->add_option("--min-time", min_time, "seconds of sampling per case at least (default 0.5)");
+  CLI::Option* timeout_opt = run->add_option("--timeout", timeout,
+      "seconds of sampling per case at most; then the result says it did not converge (default 15)");
+  CLI::Option* hot_opt = run->add_flag("--hot", hot, "back-to-back samples with a warm L2 (default: L2 flushed before each)");
+  run->add_option("--samples", o.samples_path, "write every timing sample of every case to this JSON file");
+  std::string cudnn_engines;
+  CLI::Option* cudnn_engines_opt =
+      run->add_option("--cudnn-engines", cudnn_engines, "deprecated: use --backend cudnn:all")
+          ->check(CLI::IsMember({"all"}));
+  run->add_option("--json", o.json_path, "write the results as JSON to this file");
+  run->add_option("--csv", o.csv_path, "write the results as CSV to this file");
+  run->add_option("--md", o.md_path, "write the results as a Markdown table to this file");
+  run->add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
+  run->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
+  bool no_profile = false;
+  run->add_flag("--no-profile", no_profile, "skip the CUPTI profile pass (timing and host cost only)");
+  run->add_option("--device", o.device, "CUDA device ordinal");
+
+  std::string threshold_percent;
+  compare->add_option("files", o.files, "BASE.json NEW.json")->required()->expected(2);
+  CLI::Option* threshold_opt =
+      compare->add_option("--threshold", threshold_percent, "smallest change that matters, in percent (default 5)");
+  compare->add_option("--md", o.md_path, "also write the comparison as Markdown (for a pull-request comment)");
+  compare->add_option("--json", o.json_path, "also write the comparison as JSON");
+  compare->add_flag("--strict-env", o.strict_env, "refuse results from different devices or library versions");
+  report->add_option("file", o.files, "a result file written by --json")->required()->expected(1);
+  report->add_option("--format", o.format, "table, md or csv")->check(CLI::IsMember({"table", "md", "csv"}));
+  report->add_flag("--kernels", o.kernels, "with the table, each case's kernels, copies and occupancy");
+
+  const std::vector<std::string> args = with_default_subcommand(argc, argv);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them in reverse
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    result.exit_code = code == 0 ? 0 : 2;
+    return result;
+  }
+
+  o.command_line = join_command_line(argc, argv);
+  o.profile = !no_profile;
+  if (list->parsed()) {
+    o.command = Command::list;
+    return result;
+  }
+  if (ceilings->parsed()) {
+    o.command = Command::ceilings;
+    return result;
+  }
+  if (compare->parsed() || report->parsed()) {
+    o.command = compare->parsed() ? Command::compare : Command::report;
+    if (threshold_opt->count() > 0) o.threshold = number_above("--threshold", threshold_percent, 0) / 100.0;
+    return result;
+  }
+  o.config = config_path.empty() ? default_config() : load_config_file(config_path);
+  SweepConfig& c = o.config;
+  if (!backends.empty()) c.backends = backends;
+  if (cudnn_engines_opt->count() > 0) {
+    c.backends = {"cudnn:all"};
+    o.notes.push_back("--cudnn-engines all is deprecated and will be removed: use --backend cudnn:all");
+  }
+  for (const AxisFlag& f : axis_flags) {
+    if (f.option->count() == 0) continue;
+    std::vector<AxisValue>& values = c.axes[f.axis->name];
+    values.clear();
+    if (f.axis->type == AxisType::boolean) values.push_back(f.on);
+    for (const std::string& text : f.texts) values.push_back(parse_axis_text(*f.axis, text));
+    // Axes that follow this one follow its new values unless they were given too.
+    for (const AxisFlag& g : axis_flags)
+      if (g.axis->follows == f.axis->name && g.option->count() == 0) c.axes.erase(g.axis->name);
+  }
+  if (seed_opt->count() > 0) c.seed = parse_seed(seed);
+  if (warmup_opt->count() > 0) c.warmup = static_cast<int>(integer_in("--warmup", warmup, 0, 1000000));
+  if (min_samples_opt->count() > 0)
+    c.stopping.min_samples = static_cast<int>(integer_in("--min-samples", min_samples, 1, 100000));
+  if (max_noise_opt->count() > 0) c.stopping.max_noise = number_above("--max-noise", max_noise_percent, 0) / 100.0;
+  if (min_time_opt->count() > 0) c.stopping.min_time_s = number_above("--min-time", min_time, 0, true);
+  if (timeout_opt->count() > 0) c.stopping.timeout_s = number_above("--timeout", timeout, 0, true);
+  if (hot_opt->count() > 0) c.hot = hot;
+  return result;
+}
+
+}  // namespace sdpa

@@ -1,0 +1,44 @@
+// Command-line parsing: `sdpa-prof [run] [options]`, `list`, `compare`, `report`, `ceilings`;
+// the run options of each sweep axis come from the axis table.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/sweep.h"
+
+namespace sdpa {
+
+enum class Command { run, list, compare, report, ceilings };
+
+struct CliOptions {
+  Command command = Command::run;
+  SweepConfig config;
+  bool dry_run = false;
+  bool profile = true;   // the CUPTI profile pass of each case
+  bool kernels = false;  // print each case's per-kernel breakdown
+  std::string json_path;
+  std::string samples_path;  // --samples FILE
+  bool remeasure = false;    // ceilings --remeasure
+  std::vector<std::string> notes;  // said on stderr before running (deprecated flags)
+  int device = 0;
+  std::string command_line;
+  // compare and report
+  std::vector<std::string> files;  // compare: BASE NEW; report: FILE
+  double threshold = 0.05;         // smallest relative change that matters
+  std::string md_path;   // run, compare: Markdown output
+  std::string csv_path;  // run: CSV output
+  bool strict_env = false;
+  std::string format = "table";    // report: table, md or csv
+};
+
+struct CliParse {
+  std::optional<int> exit_code;  // set when parsing ended the program (help, version, bad flags)
+  CliOptions options;
+};
+
+// Bad flag values throw InputError; help and version print and set exit_code.
+CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec>& axes = axis_table());
+
+}  // namespace sdpa

@@ -1,0 +1,214 @@
+#include "cli/commands.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <ostream>
+#include <random>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "io/atomic_file.h"
+#include "io/ceilings_file.h"
+#include "measure/ceilings.h"
+#include "profile/cupti_session.h"
+#include "profile/host_cost.h"
+#include "compare/comparison.h"
+#include "backends/backend.h"
+#include "report/report.h"
+#include "run/runner.h"
+#include "io/time_text.h"
+#include "cli/version.h"
+
+namespace sdpa {
+namespace {
+
+std::string host_name() {
+  char name[256] = {};
+  return ::gethostname(name, sizeof(name) - 1) == 0 ? name : "";
+}
+
+RunReport load_report(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("cannot read {}", path));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(fmt::format("{} is not JSON: {}", path, e.what()));
+  }
+  try {
+    return report_from_json(j);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+Ceilings cached_or_measured_ceilings(const DeviceInfo& device, std::ostream& progress) {
+  if (std::optional<Ceilings> cached = load_cached_ceilings(device)) return *cached;
+  progress << "measuring this GPU's ceilings once (cached in " << ceilings_cache_path(device) << ")\n";
+  Ceilings measured = measure_ceilings(device);
+  if (const std::string why = save_ceilings(device, measured); !why.empty()) progress << "sdpa-prof: warning: " << why << "\n";
+  return measured;
+}
+
+// Every kept timing sample of every timed case, keyed like the cases (for --samples FILE).
+nlohmann::json samples_to_json(const RunReport& report) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const CaseResult& c : report.cases)
+    if (c.timing)
+      cases.push_back({{"backend", c.backend},
+                       {"shape", c.problem.shape_label()},
+                       {"dtype", dtype_name(c.problem.dtype)},
+                       {"causal", c.problem.causal},
+                       {"samples_ms", c.timing->samples_ms}});
+  return nlohmann::json{{"schema", "sdpa-prof/samples"}, {"schema_version", 1}, {"cases", cases}};
+}
+
+void print_dry_run(const SweepPlan& plan, std::ostream& out) {
+  out << fmt::format("{:<14} {:<26} {:<5} {:<6} {:>12}  {}\n", "backend", "shape", "dtype", "causal", "memory", "note");
+  for (const Problem& p : plan.problems)
+    for (const BackendChoice& c : plan.backends) {
+      const BackendEntry& e = *c.entry;
+      std::string note = e.built() ? "" : fmt::format("not built: {}", e.not_built_reason);
+      if (c.every_variant && e.built()) note = "one case per variant, listed when it runs";
+      out << fmt::format("{:<14} {:<26} {:<5} {:<6} {:>12}  {}\n", c.every_variant ? std::string(e.name) + ":all" : std::string(e.name),
+                         p.shape_label(), dtype_name(p.dtype), p.causal ? "yes" : "no",
+                         gib_text(predicted_case_bytes(p, e)), note);
+    }
+}
+
+}  // namespace
+
+int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
+  for (const std::string& note : o.notes) progress << "sdpa-prof: note: " << note << "\n";
+  SweepPlan plan{expand_problems(o.config), resolve_backends(o.config.backends)};
+  if (!o.json_path.empty()) check_writable(o.json_path);
+  for (const std::string* path : {&o.samples_path, &o.csv_path, &o.md_path})
+    if (!path->empty()) check_writable(*path);
+  if (o.dry_run) {
+    print_dry_run(plan, out);
+    return kExitOk;
+  }
+
+  RunReport report;
+  std::string error;
+  DeviceInfo device;
+  if (!query_device(o.device, device, error)) {
+    progress << "sdpa-prof: " << error << "\n";
+    return kExitGpuFailed;
+  }
+  report.config = o.config;
+  report.environment = Environment{kToolVersion, kGitSha, o.command_line, host_name(), utc_now_iso8601(),
+                                   o.config.seed ? *o.config.seed : std::random_device{}(), device, {}, {}};
+  progress << fmt::format("{} ({} SMs, {}), driver {}, CUDA runtime {}, seed {}\n", device.name,
+                          device.sm_count, gib_text(device.total_memory), version_text(device.driver_version),
+                          version_text(device.runtime_version), report.environment.seed);
+  std::unique_ptr<CuptiSession> profiler;
+  Profiler& profiler_info = report.environment.profiler;
+  if (o.profile) {
+    profiler = CuptiSession::start(profiler_info.description);
+    if (profiler) profiler_info = Profiler{true, profiler->description()};
+  } else {
+    profiler_info.description = "--no-profile";
+  }
+  progress << fmt::format("profile: {}{}\n", profiler_info.enabled ? "" : "off, timing only: ", profiler_info.description);
+  report.environment.ceilings = cached_or_measured_ceilings(device, progress);
+  const TimingOptions timing{o.config.warmup, o.config.hot, o.config.stopping};
+
+  std::size_t done = 0;
+  HostStopwatch case_clock;  // the case's whole time: setup, verification, profile, timing
+  const std::size_t problems = plan.problems.size();
+  const std::size_t per_problem = plan.backends.size();
+  report.cases = run_sweep(plan, device, report.environment.seed, timing,
+                           [&](const CaseResult& c) {
+                             // Variants are listed as they run: the count is of problems x choices.
+                             ++done;
+                             progress << fmt::format("[{}/{}] {} {} {}: {}{} ({:.2f} s){}\n", done,
+                                                     std::max(done, problems * per_problem), c.backend,
+                                                     c.problem.shape_label(), dtype_name(c.problem.dtype),
+                                                     status_name(c.status),
+                                                     c.timing ? fmt::format(" {:.3f} ms", c.timing->median_ms) : "",
+                                                     case_clock.elapsed_us() / 1e6, setup_text(c.setup));
+                             case_clock = HostStopwatch{};
+                           },
+                           profiler.get());
+
+  out << format_table(report);
+  if (o.kernels) out << format_kernels(report);
+  const auto write = [&](const std::string& path, const std::string& content) {
+    if (path.empty()) return;
+    write_file_atomically(path, content);
+    progress << "wrote " << path << "\n";
+  };
+  write(o.json_path, report_to_json(report).dump(2) + "\n");
+  write(o.samples_path, samples_to_json(report).dump(1) + "\n");
+  write(o.csv_path, format_csv(report));
+  write(o.md_path, format_markdown(report));
+  return report.any_failed() ? kExitCaseFailed : kExitOk;
+}
+
+int ceilings_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
+  DeviceInfo device;
+  std::string error;
+  if (!query_device(o.device, device, error)) {
+    progress << "sdpa-prof: " << error << "\n";
+    return kExitGpuFailed;
+  }
+  std::optional<Ceilings> c = o.remeasure ? std::nullopt : load_cached_ceilings(device);
+  const bool cached = c.has_value();
+  if (!c) {
+    c = measure_ceilings(device);
+    if (const std::string why = save_ceilings(device, *c); !why.empty()) progress << "sdpa-prof: warning: " << why << "\n";
+  }
+  out << fmt::format("{} ({})\n", c->device_name, c->device_uuid);
+  out << fmt::format("  bf16 tensor-core GEMM  {:8.1f} TFLOP/s\n", c->bf16_gemm_tflops);
+  out << fmt::format("  fp16 tensor-core GEMM  {:8.1f} TFLOP/s\n", c->fp16_gemm_tflops);
+  out << fmt::format("  device-to-device copy  {:8.2f} TB/s (read + write)\n", c->copy_tb_per_s);
+  out << fmt::format("{} {} at {}: {}\n", cached ? "cached, measured" : "measured", ceilings_cache_path(device),
+                     c->measured_at, c->method);
+  return kExitOk;
+}
+
+int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  const RunReport base = load_report(o.files.at(0));
+  const RunReport next = load_report(o.files.at(1));
+  if (!o.md_path.empty()) check_writable(o.md_path);
+  if (!o.json_path.empty()) check_writable(o.json_path);
+  const Comparison comparison = compare_reports(base, next, o.threshold);
+  if (o.strict_env && !comparison.environment_differences.empty()) {
+    for (const std::string& d : comparison.environment_differences) err << "environment differs: " << d << "\n";
+    throw InputError("--strict-env: the two results come from different devices or library versions");
+  }
+  out << format_comparison_table(comparison);
+  if (!o.md_path.empty()) write_file_atomically(o.md_path, format_comparison_markdown(comparison));
+  if (!o.json_path.empty()) write_file_atomically(o.json_path, comparison_to_json(comparison).dump(2) + "\n");
+  return comparison.any_regression() ? kExitCaseFailed : kExitOk;
+}
+
+int report_command(const CliOptions& o, std::ostream& out) {
+  const RunReport report = load_report(o.files.at(0));
+  if (o.format == "md") {
+    out << format_markdown(report);
+  } else if (o.format == "csv") {
+    out << format_csv(report);
+  } else {
+    out << format_table(report);
+    if (o.kernels) out << format_kernels(report);
+  }
+  return kExitOk;
+}
+
+int list_command(std::ostream& out) {
+  out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {}\n", "backend", "built", "dtypes", "head dims",
+                     "archs", "what it is");
+  for (const BackendEntry& e : backend_registry())
+    out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {}{}\n", e.name, e.built() ? "yes" : "no",
+                       e.dtypes, e.head_dims, e.archs, e.summary,
+                       e.built() ? "" : fmt::format(" [not built: {}]", e.not_built_reason));
+  return kExitOk;
+}
+
+}  // namespace sdpa

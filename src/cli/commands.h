@@ -1,0 +1,17 @@
+// The subcommands; each returns the process exit code.
+#pragma once
+
+#include <iosfwd>
+
+#include "cli/cli.h"
+#include "model/errors.h"
+
+namespace sdpa {
+
+int run_command(const CliOptions& options, std::ostream& out, std::ostream& progress);
+int list_command(std::ostream& out);
+int ceilings_command(const CliOptions& options, std::ostream& out, std::ostream& progress);
+int compare_command(const CliOptions& options, std::ostream& out, std::ostream& err);
+int report_command(const CliOptions& options, std::ostream& out);
+
+}  // namespace sdpa

@@ -1,0 +1,42 @@
+#include <exception>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "model/errors.h"
+
+// Every error reaches here as one of the family (model/errors.h) and leaves as one sentence and
+// its exit code; anything else is a bug, still reported as a sentence rather than a terminate.
+int main(int argc, char** argv) {
+  using namespace sdpa;
+  try {
+    const CliParse parsed = parse_cli(argc, argv);
+    if (parsed.exit_code) return *parsed.exit_code;
+    switch (parsed.options.command) {
+      case Command::list:
+        return list_command(std::cout);
+      case Command::compare:
+        return compare_command(parsed.options, std::cout, std::cerr);
+      case Command::ceilings:
+        return ceilings_command(parsed.options, std::cout, std::cerr);
+      case Command::report:
+        return report_command(parsed.options, std::cout);
+      case Command::run:
+        break;
+    }
+    return run_command(parsed.options, std::cout, std::cerr);
+  } catch (const InputError& e) {
+    std::cerr << "sdpa-prof: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::cerr << "sdpa-prof: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const ApiError& e) {
+    std::cerr << "sdpa-prof: " << e.what() << "\n";
+    return kExitGpuFailed;
+  } catch (const std::exception& e) {
+    std::cerr << "sdpa-prof: internal error: " << e.what() << "\n";
+    return kExitGpuFailed;
+  }
+}

@@ -1,0 +1,123 @@
+#include "compare/comparison.h"
+
+#include "model/case_key.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace sdpa {
+namespace {
+
+void note_difference(std::vector<std::string>& out, const char* what, const std::string& a,
+                     const std::string& b) {
+  if (a != b) out.push_back(fmt::format("{}: {} -> {}", what, a, b));
+}
+
+std::vector<std::string> environment_differences(const Environment& a, const Environment& b) {
+  std::vector<std::string> out;
+  if (!a.device || !b.device) return out;
+  const DeviceInfo& x = *a.device;
+  const DeviceInfo& y = *b.device;
+  note_difference(out, "device", x.name, y.name);
+  note_difference(out, "driver", version_text(x.driver_version), version_text(y.driver_version));
+  note_difference(out, "CUDA runtime", version_text(x.runtime_version), version_text(y.runtime_version));
+  note_difference(out, "cuBLAS", std::to_string(x.cublas_version), std::to_string(y.cublas_version));
+  note_difference(out, "cuDNN", std::to_string(x.cudnn_version), std::to_string(y.cudnn_version));
+  return out;
+}
+
+// Structure that changed for the worse, whatever the time says: a fused backend that now
+// launches more than one kernel, more kernels than before, a memcpy that was not there.
+std::string structural_regression(const CaseResult& base, const CaseResult& next) {
+  if (!base.profile || !next.profile) return {};
+  const double base_kernels = base.profile->kernels_per_forward();
+  const double new_kernels = next.profile->kernels_per_forward();
+  const double base_copies = base.profile->memcpys_per_forward();
+  const double new_copies = next.profile->memcpys_per_forward();
+  if (new_copies > base_copies)
+    return fmt::format("memcpys per forward {:g} -> {:g}", base_copies, new_copies);
+  if (new_kernels > base_kernels)
+    return fmt::format("kernels per forward {:g} -> {:g}{}", base_kernels, new_kernels,
+                       base_kernels == 1 ? " (no longer one fused kernel)" : "");
+  return {};
+}
+
+CaseComparison compare_case(const CaseResult& base, const CaseResult& next, double threshold) {
+  CaseComparison c;
+  c.backend = next.backend;
+  c.problem = next.problem;
+  if (base.timing) c.base_ms = base.timing->median_ms;
+  if (next.timing) c.new_ms = next.timing->median_ms;
+
+  if (base.status == CaseStatus::ok && next.status != CaseStatus::ok) {
+    c.regression = true;
+    c.note = fmt::format("was ok, now {}: {}", status_name(next.status), next.reason);
+    return c;
+  }
+  if (!base.timing || !next.timing) {
+    c.note = fmt::format("base {}, new {}", status_name(base.status), status_name(next.status));
+    return c;
+  }
+  c.change = next.timing->median_ms / base.timing->median_ms - 1.0;
+  c.noise = relative_noise(*base.timing) + relative_noise(*next.timing);
+  if (std::string structure = structural_regression(base, next); !structure.empty()) {
+    c.verdict = c.change > 0 ? Verdict::slower : (c.change < 0 ? Verdict::faster : Verdict::same);
+    c.regression = true;
+    c.note = structure;
+    return c;
+  }
+  if (std::abs(c.change) < threshold) {
+    c.verdict = Verdict::same;
+  } else if (std::abs(c.change) <= c.noise) {
+    c.verdict = Verdict::unclear;
+    c.note = fmt::format("the change is inside the runs' noise ({:.1f}%)", 100 * c.noise);
+  } else {
+    c.verdict = c.change > 0 ? Verdict::slower : Verdict::faster;
+    c.regression = c.verdict == Verdict::slower;
+  }
+  return c;
+}
+
+}  // namespace
+
+double relative_noise(const TimingStats& t) {
+  if (t.relative_spread >= 0) return t.relative_spread;
+  return t.median_ms > 0 ? (t.max_ms - t.min_ms) / (2.0 * t.median_ms) : 0.0;  // before schema 3
+}
+
+Comparison compare_reports(const RunReport& base, const RunReport& next, double threshold) {
+  Comparison out;
+  out.threshold = threshold;
+  out.environment_differences = environment_differences(base.environment, next.environment);
+  std::unordered_map<CaseKey, const CaseResult*, CaseKeyHash> base_cases;
+  for (const CaseResult& c : base.cases) base_cases[case_key(c.backend, c.problem)] = &c;
+  for (const CaseResult& c : next.cases) {
+    const auto it = base_cases.find(case_key(c.backend, c.problem));
+    if (it == base_cases.end()) {
+      CaseComparison only;
+      only.backend = c.backend;
+      only.problem = c.problem;
+      if (c.timing) only.new_ms = c.timing->median_ms;
+      only.verdict = Verdict::only_in_new;
+      out.cases.push_back(only);
+      continue;
+    }
+    out.cases.push_back(compare_case(*it->second, c, threshold));
+    base_cases.erase(it);
+  }
+  for (const CaseResult& c : base.cases) {
+    if (!base_cases.contains(case_key(c.backend, c.problem))) continue;
+    CaseComparison only;
+    only.backend = c.backend;
+    only.problem = c.problem;
+    if (c.timing) only.base_ms = c.timing->median_ms;
+    only.verdict = Verdict::only_in_base;
+    out.cases.push_back(only);
+  }
+  return out;
+}
+
+}  // namespace sdpa

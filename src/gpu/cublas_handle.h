@@ -1,0 +1,34 @@
+// RAII cuBLAS handle and the batched GEMMs of attention over [B, H, S, D] row-major tensors.
+#pragma once
+
+#include <cublas_v2.h>
+
+#include "model/problem.h"
+
+namespace sdpa {
+
+class CublasHandle {
+ public:
+  CublasHandle();
+  ~CublasHandle();
+  CublasHandle(const CublasHandle&) = delete;
+  CublasHandle& operator=(const CublasHandle&) = delete;
+  cublasHandle_t get() const { return handle_; }
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+};
+
+// How the GEMMs compute: 16-bit operands on tensor cores, or true fp32 (SIMT, no TF32).
+enum class GemmPrecision { tensor_core_16bit, fp32_simt };
+
+// scores[b, h] = Q[b, h] * K[b, h / group]^T, one strided-batched call over B * Hkv batches:
+// the `group` query heads sharing a key head are contiguous, so they form one taller matrix.
+// Operands and scores have the problem's dtype (tensor_core_16bit) or fp32 (fp32_simt).
+void gemm_scores(cublasHandle_t h, GemmPrecision precision, const Problem& p, const void* q,
+                 const void* k, void* scores, cudaStream_t stream);
+// out[b, h] = P[b, h] * V[b, h / group]
+void gemm_values(cublasHandle_t h, GemmPrecision precision, const Problem& p, const void* probs,
+                 const void* v, void* out, cudaStream_t stream);
+
+}  // namespace sdpa

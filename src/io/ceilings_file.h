@@ -1,0 +1,23 @@
+// The measured ceilings on disk: a cache per device (so `ceilings` measures once) and their JSON.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "model/device.h"
+
+namespace sdpa {
+
+// $XDG_CACHE_HOME/sdpa-prof (or ~/.cache/sdpa-prof)/ceilings-<uuid>.json
+std::string ceilings_cache_path(const DeviceInfo& device);
+// None when there is no cache for this device, or it cannot be read.
+std::optional<Ceilings> load_cached_ceilings(const DeviceInfo& device);
+// Empty on success, else why the cache could not be written (a warning, never an error).
+std::string save_ceilings(const DeviceInfo& device, const Ceilings& c);
+
+nlohmann::json ceilings_to_json(const Ceilings& c);
+Ceilings ceilings_from_json(const nlohmann::json& j);
+
+}  // namespace sdpa

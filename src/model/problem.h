@@ -1,0 +1,47 @@
+// One attention problem: the struct that crosses every boundary (sweep, backends, reports).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "dtype.h"
+
+namespace sdpa {
+
+struct Problem {
+  int64_t batch = 1;
+  int64_t heads = 1;     // query heads (Hq)
+  int64_t kv_heads = 1;  // key/value heads (Hkv); Hq % Hkv == 0
+  int64_t seq_q = 1;
+  int64_t seq_kv = 1;
+  int64_t head_dim = 64;
+  DType dtype = DType::bf16;
+  bool causal = false;  // top-left aligned, as PyTorch's is_causal: query i sees keys j <= i
+  double scale = 0.0;   // softmax scale; 0 means 1/sqrt(head_dim)
+
+  double softmax_scale() const;
+  int64_t group_size() const { return heads / kv_heads; }
+
+  int64_t q_elements() const { return batch * heads * seq_q * head_dim; }
+  int64_t kv_elements() const { return batch * kv_heads * seq_kv * head_dim; }
+  int64_t score_elements() const { return batch * heads * seq_q * seq_kv; }
+
+  // (query, key) pairs that the mask leaves visible, per (batch, head).
+  int64_t unmasked_pairs() const;
+  // Forward FLOPs of both GEMMs counted on the unmasked pairs only: 4 * B * Hq * D * pairs.
+  double flops() const;
+  // Fewest bytes a forward must move: read Q, K, V once and write O once.
+  double min_bytes() const;
+
+  // "B8 H16 S1024 D64" (with KV heads and Skv only when they differ).
+  std::string shape_label() const;
+};
+
+const char* dtype_name(DType t);
+// Parses "bf16" / "fp16"; returns false on anything else.
+bool parse_dtype(const std::string& text, DType& out);
+
+inline constexpr const char* kFlopCountConvention =
+    "4*B*Hq*D*unmasked_pairs (causal counts only the visible (query, key) pairs)";
+
+}  // namespace sdpa

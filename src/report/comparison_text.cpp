@@ -1,0 +1,81 @@
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "model/case_key.h"
+#include "report/report.h"
+
+namespace sdpa {
+namespace {
+
+std::string ms_cell(const std::optional<double>& ms) { return ms ? fmt::format("{:.3f}", *ms) : "-"; }
+
+std::string change_cell(const CaseComparison& c) {
+  return c.base_ms && c.new_ms ? fmt::format("{:+.1f}%", 100 * c.change) : "-";
+}
+
+}  // namespace
+
+std::string format_comparison_table(const Comparison& c) {
+  std::string out;
+  for (const std::string& d : c.environment_differences) out += "environment differs: " + d + "\n";
+  out += fmt::format("{:<14} {:<26} {:<5} {:<6} {:>10} {:>10} {:>8} {:>7}  {}\n", "backend", "shape",
+                     "dtype", "causal", "base ms", "new ms", "change", "noise", "verdict");
+  for (const CaseComparison& k : c.cases) {
+    std::string verdict = k.regression ? fmt::format("REGRESSION ({})", verdict_name(k.verdict))
+                                       : verdict_name(k.verdict);
+    if (!k.note.empty()) verdict += ": " + k.note;
+    out += fmt::format("{:<14} {:<26} {:<5} {:<6} {:>10} {:>10} {:>8} {:>6.1f}%  {}\n", k.backend,
+                       k.problem.shape_label(), dtype_name(k.problem.dtype),
+                       k.problem.causal ? "yes" : "no", ms_cell(k.base_ms), ms_cell(k.new_ms),
+                       change_cell(k), 100 * k.noise, verdict);
+  }
+  const auto regressions = std::count_if(c.cases.begin(), c.cases.end(),
+                                         [](const CaseComparison& k) { return k.regression; });
+  out += fmt::format("{} cases, {} regressions (threshold {:.1f}%)\n", c.cases.size(), regressions,
+                     100 * c.threshold);
+  return out;
+}
+
+std::string format_comparison_markdown(const Comparison& c) {
+  const auto regressions = std::count_if(c.cases.begin(), c.cases.end(),
+                                         [](const CaseComparison& k) { return k.regression; });
+  std::string out = fmt::format("### sdpa-prof: {} regression{} in {} cases (threshold {:.1f}%)\n\n",
+                                regressions, regressions == 1 ? "" : "s", c.cases.size(), 100 * c.threshold);
+  for (const std::string& d : c.environment_differences) out += "> environment differs: " + d + "\n";
+  if (!c.environment_differences.empty()) out += "\n";
+  out += "| backend | shape | dtype | causal | base ms | new ms | change | noise | verdict |\n";
+  out += "|---|---|---|---|---:|---:|---:|---:|---|\n";
+  for (const CaseComparison& k : c.cases) {
+    std::string verdict = k.regression ? fmt::format("**regression** ({})", verdict_name(k.verdict))
+                                       : verdict_name(k.verdict);
+    if (!k.note.empty()) verdict += ": " + k.note;
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.1f}% | {} |\n", k.backend,
+                       k.problem.shape_label(), dtype_name(k.problem.dtype),
+                       k.problem.causal ? "yes" : "no", ms_cell(k.base_ms), ms_cell(k.new_ms),
+                       change_cell(k), 100 * k.noise, verdict);
+  }
+  return out;
+}
+
+nlohmann::json comparison_to_json(const Comparison& c) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const CaseComparison& k : c.cases) {
+    nlohmann::json j{{"backend", k.backend},          {"key", case_key(k.backend, k.problem).text()},
+                     {"verdict", verdict_name(k.verdict)}, {"regression", k.regression},
+                     {"change", k.change},             {"noise", k.noise}};
+    j["base_ms"] = k.base_ms ? nlohmann::json(*k.base_ms) : nlohmann::json(nullptr);
+    j["new_ms"] = k.new_ms ? nlohmann::json(*k.new_ms) : nlohmann::json(nullptr);
+    if (!k.note.empty()) j["note"] = k.note;
+    cases.push_back(j);
+  }
+  return nlohmann::json{{"schema", "sdpa-prof/comparison"},
+                        {"schema_version", 1},
+                        {"threshold", c.threshold},
+                        {"environment_differences", c.environment_differences},
+                        {"regression", c.any_regression()},
+                        {"cases", cases}};
+}
+
+}  // namespace sdpa

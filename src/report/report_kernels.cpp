@@ -1,0 +1,73 @@
+#include <fmt/format.h>
+
+#include "report/report.h"
+
+namespace sdpa {
+namespace {
+
+std::string dims(const Dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
+
+std::string case_summary(const CaseResult& c, const CaseProfile& p) {
+  double kernel_us = 0;
+  double wall_us = 0;
+  for (const ForwardProfile& f : p.forwards) {
+    kernel_us += f.kernel_us;
+    wall_us += f.wall_us;
+  }
+  const double n = p.forwards.empty() ? 1 : static_cast<double>(p.forwards.size());
+  std::string text = fmt::format(
+      "{} {} {}{}: {:g} kernels, {:g} memcpys, {:g} memsets per forward (mean of {}); kernel time {:.1f} us of "
+      "{:.1f} us wall ({:.0f}%)",
+      c.backend, c.problem.shape_label(), dtype_name(c.problem.dtype), c.problem.causal ? " causal" : "",
+      p.kernels_per_forward(), p.memcpys_per_forward(), p.memsets_per_forward(), p.forwards.size(), kernel_us / n,
+      wall_us / n, wall_us > 0 ? 100 * kernel_us / wall_us : 0.0);
+  if (c.host)
+    text += fmt::format("; host {:.1f} us per call, first call {:.1f} us, setup {:.2f} ms", c.host->per_call_us,
+                        c.host->first_call_us, c.host->setup_ms);
+  if (p.dropped_records > 0) text += fmt::format("; {} records dropped", p.dropped_records);
+  text += setup_text(c.setup);
+  return text + "\n";
+}
+
+std::string kernel_row(const KernelProfile& k) {
+  const OccupancyEstimate* o = k.occupancy ? &*k.occupancy : nullptr;
+  return fmt::format("  {:<56} {:<16} {:>5g} {:>9.1f}  {:<16} {:<12} {:>4} {:>12}  {:<7} {:<8} {:>6} {:<26} {:>6}\n",
+                     k.name.size() > 56 ? k.name.substr(0, 53) + "..." : k.name, category_name(k.category),
+                     k.per_forward, k.mean_us, dims(k.grid), dims(k.block), k.registers_per_thread,
+                     fmt::format("{:.1f}+{:.1f}", k.static_shared / 1024.0, k.dynamic_shared / 1024.0),
+                     fmt::format("{}x{}x{}", k.cluster.x, k.cluster.y, k.cluster.z), k.launch_type,
+                     o ? fmt::format("{:.1f}%", 100 * o->theoretical) : "-", o ? limiter_text(o->limiters) : "-",
+                     o ? fmt::format("{:.1f}%", 100 * o->profiler_style) : "-");
+}
+
+}  // namespace
+
+std::string setup_text(const BackendSetup& setup) {
+  std::string text;
+  if (!setup.config.empty()) text += "; chose " + setup.config;
+  for (std::size_t i = 0; i < setup.times_ms.size(); ++i)
+    text += fmt::format("{}{} {:.2f} ms", i == 0 ? "; setup " : ", ", setup.times_ms[i].first, setup.times_ms[i].second);
+  return text;
+}
+
+std::string format_kernels(const RunReport& report) {
+  std::string out;
+  for (const CaseResult& c : report.cases) {
+    if (!c.profile) continue;
+    const CaseProfile& p = *c.profile;
+    out += '\n';
+    out += case_summary(c, p);
+    out += fmt::format("  {:<56} {:<16} {:>5} {:>9}  {:<16} {:<12} {:>4} {:>12}  {:<7} {:<8} {:>6} {:<26} {:>6}\n",
+                       "kernel", "category", "/fwd", "mean us", "grid", "block", "regs", "smem KB s+d", "cluster",
+                       "launch", "occ.", "limited by", "torch");
+    for (const KernelProfile& k : p.kernels) out += kernel_row(k);
+    for (const MemcpyProfile& m : p.memcpys)
+      out += fmt::format("  {:<56} {:<16} {:>5g} {:>9.1f}  {:.1f} MiB per copy\n", fmt::format("memcpy {}", m.kind), "copy",
+                         m.per_forward, m.mean_us, m.bytes_per_forward / m.per_forward / 1048576.0);
+  }
+  if (out.empty()) return out;
+  return out + "\nocc.: theoretical occupancy (opt-in shared-memory limit, the carveout the kernel ran with); torch: "
+               "what PyTorch's profiler estimates (48 KB default limit, blocks capped by grid / SMs)\n";
+}
+
+}  // namespace sdpa

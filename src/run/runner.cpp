@@ -1,0 +1,201 @@
+#include "run/runner.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "gpu/problem_shape.h"
+#include "gpu/check.h"
+#include "gpu/device_buffer.h"
+#include "profile/host_cost.h"
+#include "profile/profile_pass.h"
+#include "random_fill.h"
+#include "reference.h"
+#include "run/verify.h"
+
+namespace sdpa {
+namespace {
+
+std::size_t bytes_of(int64_t elements, std::size_t element_bytes) {
+  return static_cast<std::size_t>(elements) * element_bytes;
+}
+
+// Inputs, output and reference of one problem, shared by every backend that runs it.
+struct ProblemData {
+  explicit ProblemData(const Problem& p)
+      : q(bytes_of(p.q_elements(), dtype_bytes(p.dtype))),
+        k(bytes_of(p.kv_elements(), dtype_bytes(p.dtype))),
+        v(bytes_of(p.kv_elements(), dtype_bytes(p.dtype))),
+        o(bytes_of(p.q_elements(), dtype_bytes(p.dtype))),
+        reference(bytes_of(p.q_elements(), sizeof(float))),
+        scratch(bytes_of(reference_scratch_floats(p), sizeof(float))),
+        sums(sizeof(ErrorSums)) {}
+
+  DeviceBuffer q, k, v, o, reference, scratch, sums;
+};
+
+// A choice's name before its variants are known: "flash", or "cudnn:all".
+std::string choice_name(const BackendChoice& c) {
+  return c.every_variant ? std::string(c.entry->name) + ":all" : std::string(c.entry->name);
+}
+
+// Why `entry` cannot run `p` at all, or nullopt.
+std::optional<std::string> cannot_run(const BackendEntry& entry, const Problem& p, const DeviceInfo& device) {
+  if (!entry.built()) return fmt::format("not built: {}", entry.not_built_reason);
+  return entry.unsupported(p, device);
+}
+
+CaseResult run_case(const BackendEntry& entry, const std::string& variant, const Problem& p,
+                    const DeviceInfo& device, ProblemData& data, cudaStream_t stream,
+                    const TimingOptions& timing, std::size_t free_before_problem, CuptiSession* profiler) {
+  CaseResult r;
+  r.backend = case_backend_name(entry, variant);
+  r.problem = p;
+  r.predicted_bytes = predicted_case_bytes(p, entry);
+  if (auto why = cannot_run(entry, p, device)) {
+    r.reason = *why;
+    return r;
+  }
+  const std::size_t workspace = entry.workspace_bytes(p);
+  if (const std::size_t free_bytes = free_device_memory(); workspace > free_bytes) {
+    r.reason = fmt::format("needs {} bytes ({}) of workspace, {} free", workspace,
+                           gib_text(workspace), gib_text(free_bytes));
+    return r;
+  }
+
+  HostCost host;
+  const HostStopwatch setup;
+  const std::unique_ptr<Backend> backend = entry.create(variant);
+  backend->prepare(p, stream);
+  SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
+  host.setup_ms = setup.elapsed_us() / 1e3;
+  r.setup = backend->setup();
+  const AttentionTensors tensors{data.q.get(), data.k.get(), data.v.get(), data.o.get()};
+  const auto forward = [&](cudaStream_t s) { backend->run(tensors, s); };
+
+  SDPA_CHECK_CUDA(launch_poison(p.dtype, data.o.get(), p.q_elements(), stream));
+  SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
+  const HostStopwatch first_call;
+  forward(stream);
+  host.first_call_us = first_call.elapsed_us();
+  r.host = host;
+  SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
+  // Inputs, reference and whatever the backend and its libraries allocated up to the first call.
+  r.measured_bytes = free_before_problem - std::min(free_before_problem, free_device_memory());
+  r.verification = verify_output(p.dtype, data.o.get(), data.reference.as<float>(), p.q_elements(),
+                                 data.sums.as<ErrorSums>(), stream);
+  if (!r.verification->passed) {
+    r.status = CaseStatus::failed;
+    r.reason = fmt::format("verification failed: rel L2 {:.2e} (tolerance {:.1e}), max abs {:.2e} "
+                           "(tolerance {:.2e}), {} non-finite outputs",
+                           r.verification->rel_l2_error, r.verification->rel_l2_tolerance,
+                           r.verification->max_abs_error, r.verification->max_abs_tolerance,
+                           r.verification->non_finite);
+    return r;
+  }
+  if (profiler != nullptr)
+    r.profile = profile_forwards(*profiler, forward, stream, nvtx_range_prefix(r.backend, p), kProfileForwards, device);
+  r.timing = time_forward(forward, stream, timing, device);
+  r.host->per_call_us = host_us_per_call(forward, stream, kHostCostCalls);
+  r.host->calls = kHostCostCalls;
+  r.status = CaseStatus::ok;
+  return r;
+}
+
+}  // namespace
+
+int64_t reference_scratch_floats(const Problem& p) {
+  constexpr int64_t kMaxFloats = int64_t{64} << 20;  // 256 MB
+  return std::min(kMaxFloats, p.score_elements());
+}
+
+std::size_t shared_case_bytes(const Problem& p) {
+  const std::size_t elem = dtype_bytes(p.dtype);
+  return bytes_of(2 * p.q_elements(), elem) + bytes_of(2 * p.kv_elements(), elem) +
+         bytes_of(p.q_elements(), sizeof(float)) +
+         bytes_of(reference_scratch_floats(p), sizeof(float)) + sizeof(ErrorSums);
+}
+
+std::size_t predicted_case_bytes(const Problem& p, const BackendEntry& backend) {
+  return shared_case_bytes(p) + (backend.built() ? backend.workspace_bytes(p) : 0);
+}
+
+std::vector<CaseResult> run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed,
+                                  const TimingOptions& timing, const CaseCallback& on_case,
+                                  CuptiSession* profiler) {
+  std::vector<CaseResult> results;
+  CudaStream stream;
+  uint64_t problem_index = 0;
+  for (const Problem& p : plan.problems) {
+    ++problem_index;
+    const auto finish = [&](CaseResult r) {
+      on_case(r);
+      results.push_back(std::move(r));
+    };
+    const auto unrun = [&](const BackendChoice& choice, CaseStatus status, const std::string& reason) {
+      CaseResult r;
+      r.backend = choice_name(choice);
+      r.problem = p;
+      r.predicted_bytes = predicted_case_bytes(p, *choice.entry);
+      r.status = status;
+      r.reason = reason;
+      return r;
+    };
+    const auto skip_all = [&](const std::string& reason) {
+      for (const BackendChoice& choice : plan.backends) finish(unrun(choice, CaseStatus::skipped, reason));
+    };
+    const std::size_t shared = shared_case_bytes(p);
+    const std::size_t free_before_problem = free_device_memory();
+    if (const std::size_t free_bytes = free_before_problem; shared > free_bytes) {
+      skip_all(fmt::format("needs {} bytes ({}) for inputs and reference, {} free", shared,
+                           gib_text(shared), gib_text(free_bytes)));
+      continue;
+    }
+    if (p.head_dim > 256) {
+      skip_all("the reference handles head dims up to 256");
+      continue;
+    }
+
+    ProblemData data(p);
+    // Fresh inputs per problem: the seed and the problem's index select the stream.
+    SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.q.get(), p.q_elements(), seed, 3 * problem_index, stream.get()));
+    SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.k.get(), p.kv_elements(), seed, 3 * problem_index + 1, stream.get()));
+    SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.v.get(), p.kv_elements(), seed, 3 * problem_index + 2, stream.get()));
+    SDPA_CHECK_CUDA(launch_reference_attention(p.dtype, attention_shape(p), data.q.get(), data.k.get(),
+                                               data.v.get(), data.reference.as<float>(),
+                                               data.scratch.as<float>(), reference_scratch_floats(p),
+                                               stream.get()));
+    SDPA_CHECK_CUDA(cudaStreamSynchronize(stream.get()));
+
+    for (const BackendChoice& choice : plan.backends) {
+      const BackendEntry& entry = *choice.entry;
+      std::vector<std::string> variants{""};
+      if (choice.every_variant) {
+        if (auto why = cannot_run(entry, p, device)) {
+          finish(unrun(choice, CaseStatus::skipped, *why));
+          continue;
+        }
+        try {
+          variants = entry.variants(p);
+        } catch (const ApiError& e) {
+          finish(unrun(choice, CaseStatus::failed, fmt::format("listing its variants: {}", e.what())));
+          continue;
+        }
+      }
+      for (const std::string& variant : variants) {
+        CaseResult r;
+        try {
+          r = run_case(entry, variant, p, device, data, stream.get(), timing, free_before_problem, profiler);
+        } catch (const ApiError& e) {
+          r = unrun(choice, CaseStatus::failed, e.what());
+          r.backend = case_backend_name(entry, variant);
+          SDPA_CHECK_CUDA(cudaStreamSynchronize(stream.get()));  // a sticky error ends the sweep here
+        }
+        finish(std::move(r));
+      }
+    }
+  }
+  return results;
+}
+
+}  // namespace sdpa
