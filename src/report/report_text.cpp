@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "model/axes.h"
 #include "report/report.h"
 
 namespace sdpa {
@@ -43,16 +44,15 @@ std::string format_markdown(const RunReport& report) {
 }
 
 std::string format_csv(const RunReport& report) {
-  std::string out =
-      "backend,batch,heads,kv_heads,seq_q,seq_kv,head_dim,dtype,causal,status,median_ms,min_ms,max_ms,"
-      "tflops,rel_l2_error,max_abs_error,reason\n";
+  std::string out = "backend";
+  for (const AxisSpec& a : axis_table()) out.append(",").append(a.result_key());
+  out += ",status,median_ms,min_ms,max_ms,tflops,rel_l2_error,max_abs_error,reason\n";
   for (const CaseResult& c : report.cases) {
-    const Problem& p = c.problem;
     const bool timed = c.timing.has_value();
     const bool verified = c.verification.has_value();
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(c.backend), p.batch,
-                       p.heads, p.kv_heads, p.seq_q, p.seq_kv, p.head_dim, dtype_name(p.dtype),
-                       p.causal ? "true" : "false", status_name(c.status),
+    out += csv_field(c.backend);
+    for (const AxisSpec& a : axis_table()) out.append(",").append(csv_field(axis_value_text(a.read(c.problem))));
+    out += fmt::format(",{},{},{},{},{},{},{},{}\n", status_name(c.status),
                        optional_number(timed, timed ? c.timing->median_ms : 0, "{:.6f}"),
                        optional_number(timed, timed ? c.timing->min_ms : 0, "{:.6f}"),
                        optional_number(timed, timed ? c.timing->max_ms : 0, "{:.6f}"),
