@@ -4,7 +4,7 @@
 # proposes for one shape, and our cudnn backend run again on PyTorch's cuDNN 9.19 (same library
 # version as PyTorch, not the system's). Build here first and carry the build folder.
 #   BUILD         build folder (default build-cudnn)
-#   ENGINES_ARGS  arguments for sdpa-prof --cudnn-engines all ("skip" to leave it out)
+#   ENGINES_ARGS  arguments for sdpa-prof --backend cudnn:all ("skip" to leave it out)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build-cudnn}
@@ -21,9 +21,9 @@ rc=$?
 PYTHONUNBUFFERED=1 python3 scripts/torch_baseline.py --seq 4096 --head-dim 128 --paths cudnn 2>&1 | grep -v -i warn
 
 if [ "${ENGINES_ARGS:-}" != "skip" ]; then
-  echo "== sdpa-prof --cudnn-engines all ${ENGINES_ARGS:---seq 4096}"
+  echo "== sdpa-prof --backend cudnn:all ${ENGINES_ARGS:---seq 4096}"
   # shellcheck disable=SC2086
-  LD_LIBRARY_PATH=$tool_libs "$build/src/sdpa-prof" --cudnn-engines all ${ENGINES_ARGS:---seq 4096} 2>&1 | tee "$out/engines.txt"
+  LD_LIBRARY_PATH=$tool_libs "$build/src/sdpa-prof" --backend cudnn:all ${ENGINES_ARGS:---seq 4096} 2>&1 | tee "$out/engines.txt"
 fi
 
 if [ -n "$torch_cudnn" ] && [ -d "$torch_cudnn" ]; then

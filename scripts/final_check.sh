@@ -16,7 +16,7 @@ echo "fused bench rc=$?"
 tool --backend cudnn --seq 4096 --head-dim 64,128 --kernels --json "$out/cudnn.json" --csv "$out/cudnn.csv" \
   --md "$out/cudnn.md" >"$out/cudnn.txt" 2>&1
 echo "cudnn run rc=$?"
-tool --cudnn-engines all --seq 4096 --head-dim 64 >"$out/engines.txt" 2>&1
+tool --backend cudnn:all --seq 4096 --head-dim 64 >"$out/engines.txt" 2>&1
 echo "engines rc=$?"
 PYTHONUNBUFFERED=1 python3 scripts/bench_fused.py "$out/fused-bench.json" >"$out/bench-vs-torch.txt" 2>&1
 
