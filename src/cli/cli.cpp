@@ -74,7 +74,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   std::vector<std::string> backends;
   std::string seed, warmup, min_samples, max_noise_percent, min_time, timeout;
   bool hot = false;
-  run->add_option("--config", config_path, "sweep preset (JSON); flags override its axes")->check(CLI::ExistingFile);
+  run->add_option("--config", config_path, "sweep preset (JSON); flags override its axes");
   run->add_option("--backend", backends, "backends to run, comma-separated, or all; NAME:all runs every variant (cudnn:all)")
       ->delimiter(',');
   // One option per axis of the axis table.
@@ -102,14 +102,15 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   CLI::Option* timeout_opt = run->add_option("--timeout", timeout,
       "seconds of sampling per case at most; then the result says it did not converge (default 15)");
   CLI::Option* hot_opt = run->add_flag("--hot", hot, "back-to-back samples with a warm L2 (default: L2 flushed before each)");
-  run->add_option("--samples", o.samples_path, "write every timing sample of every case to this JSON file");
+  std::vector<CLI::Option*> file_options;
+  file_options.push_back(run->add_option("--samples", o.samples_path, "write every timing sample of every case to this JSON file"));
   std::string cudnn_engines;
   CLI::Option* cudnn_engines_opt =
       run->add_option("--cudnn-engines", cudnn_engines, "deprecated: use --backend cudnn:all")
           ->check(CLI::IsMember({"all"}));
-  run->add_option("--json", o.json_path, "write the results as JSON to this file");
-  run->add_option("--csv", o.csv_path, "write the results as CSV to this file");
-  run->add_option("--md", o.md_path, "write the results as a Markdown table to this file");
+  file_options.push_back(run->add_option("--json", o.json_path, "write the results as JSON to this file"));
+  file_options.push_back(run->add_option("--csv", o.csv_path, "write the results as CSV to this file"));
+  file_options.push_back(run->add_option("--md", o.md_path, "write the results as a Markdown table to this file"));
   run->add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
   run->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
   bool no_profile = false;
@@ -120,9 +121,11 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   compare->add_option("files", o.files, "BASE.json NEW.json")->required()->expected(2);
   CLI::Option* threshold_opt =
       compare->add_option("--threshold", threshold_percent, "smallest change that matters, in percent (default 5)");
-  compare->add_option("--md", o.md_path, "also write the comparison as Markdown (for a pull-request comment)");
-  compare->add_option("--json", o.json_path, "also write the comparison as JSON");
+  file_options.push_back(
+      compare->add_option("--md", o.md_path, "also write the comparison as Markdown (for a pull-request comment)"));
+  file_options.push_back(compare->add_option("--json", o.json_path, "also write the comparison as JSON"));
   compare->add_flag("--strict-env", o.strict_env, "refuse results from different devices or library versions");
+  compare->add_flag("--allow-empty", o.allow_empty, "accept two results with no case in common (exit 0)");
   report->add_option("file", o.files, "a result file written by --json")->required()->expected(1);
   report->add_option("--format", o.format, "table, md or csv")->check(CLI::IsMember({"table", "md", "csv"}));
   report->add_flag("--kernels", o.kernels, "with the table, each case's kernels, copies and occupancy");
@@ -138,6 +141,9 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   }
 
   o.command_line = join_command_line(argc, argv);
+  for (const CLI::Option* f : file_options)
+    if (f->count() > 0 && f->as<std::string>().empty())
+      throw InputError(fmt::format("{}: expected a file name, got ''", f->get_name()));
   o.profile = !no_profile;
   if (list->parsed()) {
     o.command = Command::list;
@@ -152,7 +158,12 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
     if (threshold_opt->count() > 0) o.threshold = number_above("--threshold", threshold_percent, 0) / 100.0;
     return result;
   }
-  o.config = config_path.empty() ? default_config() : load_config_file(config_path);
+  o.config_path = config_path;
+  try {
+    o.config = config_path.empty() ? default_config() : load_config_file(config_path);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("--config: {}", e.what()));
+  }
   SweepConfig& c = o.config;
   if (!backends.empty()) c.backends = backends;
   if (cudnn_engines_opt->count() > 0) {

@@ -15,6 +15,7 @@ enum class Command { run, list, compare, report, ceilings };
 struct CliOptions {
   Command command = Command::run;
   SweepConfig config;
+  std::string config_path;  // --config FILE, empty for the built-in preset
   bool dry_run = false;
   bool profile = true;   // the CUPTI profile pass of each case
   bool kernels = false;  // print each case's per-kernel breakdown
@@ -30,6 +31,7 @@ struct CliOptions {
   std::string md_path;   // run, compare: Markdown output
   std::string csv_path;  // run: CSV output
   bool strict_env = false;
+  bool allow_empty = false;  // compare: two files with no case in common is not an error
   std::string format = "table";    // report: table, md or csv
 };
 

@@ -12,6 +12,7 @@
 
 #include "io/atomic_file.h"
 #include "io/ceilings_file.h"
+#include "io/json_input.h"
 #include "measure/ceilings.h"
 #include "profile/cupti_session.h"
 #include "profile/host_cost.h"
@@ -31,14 +32,7 @@ std::string host_name() {
 }
 
 RunReport load_report(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("cannot read {}", path));
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(fmt::format("{} is not JSON: {}", path, e.what()));
-  }
+  const nlohmann::json j = read_untrusted_json_file(path);
   try {
     return report_from_json(j);
   } catch (const InputError& e) {
@@ -85,9 +79,10 @@ void print_dry_run(const SweepPlan& plan, std::ostream& out) {
 int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
   for (const std::string& note : o.notes) progress << "sdpa-prof: note: " << note << "\n";
   SweepPlan plan{expand_problems(o.config), resolve_backends(o.config.backends)};
-  if (!o.json_path.empty()) check_writable(o.json_path);
-  for (const std::string* path : {&o.samples_path, &o.csv_path, &o.md_path})
-    if (!path->empty()) check_writable(*path);
+  check_outputs({{"--json", o.json_path}, {"--samples", o.samples_path}, {"--csv", o.csv_path}, {"--md", o.md_path}},
+                {o.config_path});
+  if (o.dry_run && !(o.json_path.empty() && o.samples_path.empty() && o.csv_path.empty() && o.md_path.empty()))
+    throw InputError("--dry-run measures nothing, so it writes no result files: drop --json/--csv/--md/--samples");
   if (o.dry_run) {
     print_dry_run(plan, out);
     return kExitOk;
@@ -173,11 +168,16 @@ int ceilings_command(const CliOptions& o, std::ostream& out, std::ostream& progr
 }
 
 int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  check_outputs({{"--md", o.md_path}, {"--json", o.json_path}}, o.files);
   const RunReport base = load_report(o.files.at(0));
   const RunReport next = load_report(o.files.at(1));
-  if (!o.md_path.empty()) check_writable(o.md_path);
-  if (!o.json_path.empty()) check_writable(o.json_path);
   const Comparison comparison = compare_reports(base, next, o.threshold);
+  const auto compared = std::count_if(comparison.cases.begin(), comparison.cases.end(), [](const CaseComparison& c) {
+    return c.verdict != Verdict::only_in_base && c.verdict != Verdict::only_in_new;
+  });
+  if (compared == 0 && !o.allow_empty)
+    throw InputError(fmt::format("nothing to compare: {} and {} have no case in common (--allow-empty accepts that)",
+                                 o.files.at(0), o.files.at(1)));
   if (o.strict_env && !comparison.environment_differences.empty()) {
     for (const std::string& d : comparison.environment_differences) err << "environment differs: " << d << "\n";
     throw InputError("--strict-env: the two results come from different devices or library versions");

@@ -2,12 +2,12 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
+#include "io/json_input.h"
 
 namespace sdpa {
 
@@ -24,10 +24,10 @@ std::string ceilings_cache_path(const DeviceInfo& device) {
 }
 
 std::optional<Ceilings> load_cached_ceilings(const DeviceInfo& device) {
-  std::ifstream in(ceilings_cache_path(device));
-  if (!in) return std::nullopt;
+  const std::string path = ceilings_cache_path(device);
+  if (!std::filesystem::exists(path)) return std::nullopt;
   try {
-    Ceilings c = ceilings_from_json(nlohmann::json::parse(in));
+    Ceilings c = ceilings_from_json(JsonFields(read_untrusted_json_file(path, 1 << 20), path));
     if (c.device_uuid != device.uuid) return std::nullopt;
     return c;
   } catch (const std::exception&) {
@@ -53,15 +53,15 @@ nlohmann::json ceilings_to_json(const Ceilings& c) {
                         {"measured_at", c.measured_at}};
 }
 
-Ceilings ceilings_from_json(const nlohmann::json& j) {
+Ceilings ceilings_from_json(const JsonFields& j) {
   Ceilings c;
-  c.device_name = j.at("device_name").get<std::string>();
-  c.device_uuid = j.at("device_uuid").get<std::string>();
-  c.bf16_gemm_tflops = j.at("bf16_gemm_tflops").get<double>();
-  c.fp16_gemm_tflops = j.at("fp16_gemm_tflops").get<double>();
-  c.copy_tb_per_s = j.at("copy_tb_per_s").get<double>();
-  c.method = j.value("method", "");
-  c.measured_at = j.value("measured_at", "");
+  c.device_name = j.text("device_name");
+  c.device_uuid = j.text("device_uuid");
+  c.bf16_gemm_tflops = j.number("bf16_gemm_tflops", 1e-6, 1e6);
+  c.fp16_gemm_tflops = j.number("fp16_gemm_tflops", 1e-6, 1e6);
+  c.copy_tb_per_s = j.number("copy_tb_per_s", 1e-6, 1e6);
+  c.method = j.text_or("method", "");
+  c.measured_at = j.text_or("measured_at", "");
   return c;
 }
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "io/json_input.h"
 #include "model/device.h"
 
 namespace sdpa {
@@ -18,6 +19,6 @@ std::optional<Ceilings> load_cached_ceilings(const DeviceInfo& device);
 std::string save_ceilings(const DeviceInfo& device, const Ceilings& c);
 
 nlohmann::json ceilings_to_json(const Ceilings& c);
-Ceilings ceilings_from_json(const nlohmann::json& j);
+Ceilings ceilings_from_json(const JsonFields& j);
 
 }  // namespace sdpa

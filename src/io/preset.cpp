@@ -1,13 +1,13 @@
 #include "io/preset.h"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "io/json_input.h"
 #include "model/errors.h"
+#include "model/number_text.h"
 
 namespace sdpa {
 
@@ -17,30 +17,27 @@ namespace {
 
 using nlohmann::json;
 
-struct Position {
+std::size_t line_of(std::string_view text, std::size_t offset, std::size_t& column) {
   std::size_t line = 1;
-  std::size_t column = 1;
-};
-
-Position position_of(std::string_view text, std::size_t offset) {
-  Position pos;
+  column = 1;
   for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
     if (text[i] == '\n') {
-      ++pos.line;
-      pos.column = 1;
+      ++line;
+      column = 1;
     } else {
-      ++pos.column;
+      ++column;
     }
   }
-  return pos;
+  return line;
 }
 
 // Where a key is written, for errors about its value (the parser keeps no positions).
 std::string key_location(std::string_view text, const std::string& source, const std::string& key) {
   const std::size_t at = text.find("\"" + key + "\"");
   if (at == std::string_view::npos) return source;
-  const Position pos = position_of(text, at);
-  return fmt::format("{}:{}:{}", source, pos.line, pos.column);
+  std::size_t column = 0;
+  const std::size_t line = line_of(text, at, column);
+  return fmt::format("{}:{}:{}", source, line, column);
 }
 
 [[noreturn]] void fail(const std::string& where, const std::string& key, const std::string& expected,
@@ -76,15 +73,7 @@ std::string string_of(const json& v, const std::string& where, const std::string
 }  // namespace
 
 SweepConfig parse_config(std::string_view text, const std::string& source, const std::vector<AxisSpec>& axes) {
-  json doc;
-  try {
-    doc = json::parse(text.begin(), text.end(), nullptr, true, false);
-  } catch (const json::parse_error& e) {
-    const Position pos = position_of(text, e.byte == 0 ? 0 : e.byte - 1);
-    std::string what = e.what();
-    if (const std::size_t at = what.find("syntax error"); at != std::string::npos) what = what.substr(at);
-    throw InputError(fmt::format("{}:{}:{}: {}", source, pos.line, pos.column, what));
-  }
+  const json doc = parse_untrusted_json(text, source);
   if (!doc.is_object()) throw InputError(fmt::format("{}: expected a JSON object at the top level", source));
 
   static const std::vector<std::string> settings{"name",        "description", "backends", "seed", "warmup",
@@ -132,11 +121,8 @@ SweepConfig parse_config(std::string_view text, const std::string& source, const
 }
 
 SweepConfig load_config_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("cannot read config file {}", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_config(text.str(), path);
+  constexpr std::size_t kMaxPresetBytes = std::size_t{1} << 20;
+  return parse_config(read_untrusted_text_file(path, kMaxPresetBytes), path);
 }
 
 SweepConfig default_config() { return parse_config(kDefaultConfigJson, "built-in default config"); }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -27,6 +29,36 @@ double Problem::flops() const {
 double Problem::min_bytes() const {
   const double elem = dtype_bytes(dtype);
   return elem * (2.0 * static_cast<double>(q_elements()) + 2.0 * static_cast<double>(kv_elements()));
+}
+
+namespace {
+
+// a * b * ..., or nullopt when the product overflows int64.
+std::optional<int64_t> checked_product(std::initializer_list<int64_t> factors) {
+  int64_t product = 1;
+  for (const int64_t f : factors)
+    if (__builtin_mul_overflow(product, f, &product)) return std::nullopt;
+  return product;
+}
+
+}  // namespace
+
+std::string problem_error(const Problem& p) {
+  if (p.batch < 1 || p.heads < 1 || p.kv_heads < 1 || p.seq_q < 1 || p.seq_kv < 1 || p.head_dim < 1)
+    return "every size must be positive";
+  if (p.heads % p.kv_heads != 0) return fmt::format("kv-heads {} must divide heads {}", p.kv_heads, p.heads);
+  // Q, K, V and O at 2 bytes each, and the scores of the unfused backends (up to 8 bytes each
+  // in fp32 copies), must stay countable; far below this no GPU holds them anyway.
+  constexpr int64_t kMaxTensorElements = int64_t{1} << 40;  // 2 TiB in bf16
+  constexpr int64_t kMaxScoreElements = int64_t{1} << 56;
+  const std::optional<int64_t> q = checked_product({p.batch, p.heads, p.seq_q, p.head_dim});
+  const std::optional<int64_t> kv = checked_product({p.batch, p.kv_heads, p.seq_kv, p.head_dim});
+  const std::optional<int64_t> scores = checked_product({p.batch, p.heads, p.seq_q, p.seq_kv});
+  if (!q || *q > kMaxTensorElements || !kv || *kv > kMaxTensorElements)
+    return fmt::format("{}: Q or K/V would hold more than 2^40 elements, more than any GPU holds", p.shape_label());
+  if (!scores || *scores > kMaxScoreElements)
+    return fmt::format("{}: the score matrix would hold more than 2^56 elements", p.shape_label());
+  return {};
 }
 
 std::string Problem::shape_label() const {

@@ -37,6 +37,10 @@ struct Problem {
   std::string shape_label() const;
 };
 
+// Why `p` cannot be a problem at all, or empty: relations between its sizes (Hkv divides Hq), and
+// sizes whose element counts would not fit the arithmetic or any GPU (checked, with the numbers).
+std::string problem_error(const Problem& p);
+
 const char* dtype_name(DType t);
 // Parses "bf16" / "fp16"; returns false on anything else.
 bool parse_dtype(const std::string& text, DType& out);

@@ -22,8 +22,7 @@ void check_settings(const SweepConfig& c) {
 
 // Relations between axes that no single axis can check.
 void check_problem(const Problem& p) {
-  if (p.heads % p.kv_heads != 0)
-    throw InputError(fmt::format("kv-heads {} must divide heads {}", p.kv_heads, p.heads));
+  if (const std::string why = problem_error(p); !why.empty()) throw InputError(why);
 }
 
 }  // namespace

@@ -1,8 +1,13 @@
+#include <cstdio>
+#include <unordered_set>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "io/ceilings_file.h"
+#include "io/json_input.h"
 #include "io/preset.h"
+#include "model/case_key.h"
 #include "model/axes.h"
 #include "model/errors.h"
 #include "report/report.h"
@@ -29,29 +34,34 @@ json device_to_json(const DeviceInfo& d) {
               {"cudnn_version", d.cudnn_version == 0 ? json(nullptr) : json(d.cudnn_version)}};
 }
 
-DeviceInfo device_from_json(const json& j) {
+// "13.0" -> 13000, as the CUDA APIs count versions.
+int version_from_text(const JsonFields& j, std::string_view key) {
+  const std::string text = j.text(key);
+  int major = 0;
+  int minor = 0;
+  if (std::sscanf(text.c_str(), "%4d.%3d", &major, &minor) != 2 || major < 0 || minor < 0)
+    j.fail(key, "a version MAJOR.MINOR");
+  return major * 1000 + minor * 10;
+}
+
+DeviceInfo device_from_json(const JsonFields& j) {
+  constexpr int64_t kMaxBytes = int64_t{1} << 50;  // far beyond any GPU's memory
   DeviceInfo d;
-  d.name = j.at("name").get<std::string>();
-  d.uuid = j.value("uuid", "");
-  const std::string cc = j.at("compute_capability").get<std::string>();
-  if (std::sscanf(cc.c_str(), "%d.%d", &d.cc_major, &d.cc_minor) != 2)
-    throw std::invalid_argument("compute_capability is not MAJOR.MINOR");
-  d.sm_count = j.at("sm_count").get<int>();
-  d.total_memory = j.at("memory_bytes").get<std::size_t>();
-  d.l2_bytes = j.value("l2_bytes", std::size_t{0});
-  d.shared_per_block_optin = j.value("shared_per_block_optin_bytes", std::size_t{0});
-  const auto parse_version = [](const std::string& text) {
-    int major = 0;
-    int minor = 0;
-    std::sscanf(text.c_str(), "%d.%d", &major, &minor);
-    return major * 1000 + minor * 10;
-  };
-  d.sm_clock_khz = 1000 * j.value("sm_clock_peak_mhz", 0);
-  d.ecc_enabled = j.value("ecc_enabled", false);
-  d.driver_version = parse_version(j.at("driver_version").get<std::string>());
-  d.runtime_version = parse_version(j.at("cuda_runtime_version").get<std::string>());
-  d.cublas_version = j.value("cublas_version", 0);
-  d.cudnn_version = j.at("cudnn_version").is_null() ? 0 : j.at("cudnn_version").get<std::size_t>();
+  d.name = j.text("name");
+  d.uuid = j.text_or("uuid", "");
+  const std::string cc = j.text("compute_capability");
+  if (std::sscanf(cc.c_str(), "%3d.%3d", &d.cc_major, &d.cc_minor) != 2 || d.cc_major < 1 || d.cc_minor < 0)
+    j.fail("compute_capability", "MAJOR.MINOR");
+  d.sm_count = static_cast<int>(j.integer("sm_count", 1, 100000));
+  d.total_memory = static_cast<std::size_t>(j.integer("memory_bytes", 1, kMaxBytes));
+  d.l2_bytes = static_cast<std::size_t>(j.integer_or("l2_bytes", 0, 0, kMaxBytes));
+  d.shared_per_block_optin = static_cast<std::size_t>(j.integer_or("shared_per_block_optin_bytes", 0, 0, kMaxBytes));
+  d.sm_clock_khz = 1000 * static_cast<int>(j.integer_or("sm_clock_peak_mhz", 0, 0, 100000));
+  d.ecc_enabled = j.boolean_or("ecc_enabled", false);
+  d.driver_version = version_from_text(j, "driver_version");
+  d.runtime_version = version_from_text(j, "cuda_runtime_version");
+  d.cublas_version = static_cast<int>(j.integer_or("cublas_version", 0, 0, INT32_MAX));
+  d.cudnn_version = j.raw("cudnn_version").is_null() ? 0 : static_cast<std::size_t>(j.integer("cudnn_version", 0));
   return d;
 }
 
@@ -63,15 +73,16 @@ json problem_to_json(const Problem& p) {
   return j;
 }
 
-Problem problem_from_json(const json& j) {
+Problem problem_from_json(const JsonFields& j) {
   Problem p;
   for (const AxisSpec& a : axis_table()) {
-    if (!j.contains(a.result_key())) {
+    if (!j.has(a.result_key())) {
       if (a.defaults.empty()) continue;
-      throw InputError(fmt::format("a case's problem has no \"{}\"", a.result_key()));
+      j.fail(a.result_key(), expected_text(a));
     }
-    a.apply(p, axis_value_from_json(a, j[a.result_key()], "a case's problem: "));
+    a.apply(p, axis_value_from_json(a, j.raw(a.result_key()), j.where() + ": "));
   }
+  if (const std::string why = problem_error(p); !why.empty()) throw InputError(fmt::format("{}: {}", j.where(), why));
   return p;
 }
 
@@ -91,22 +102,26 @@ json timing_to_json(const TimingStats& t) {
               {"sm_clock_mhz", t.sm_clock_mhz}};
 }
 
-TimingStats timing_from_json(const json& t) {
+TimingStats timing_from_json(const JsonFields& t) {
+  constexpr double kMaxMs = 1e9;
   TimingStats s;
-  s.warmup = t.at("warmup").get<int>();
-  s.samples = t.at("samples").get<int>();
-  s.median_ms = t.at("median_ms").get<double>();
-  s.min_ms = t.at("min_ms").get<double>();
-  s.max_ms = t.at("max_ms").get<double>();
+  s.warmup = static_cast<int>(t.integer("warmup", 0, 1000000));
+  s.samples = static_cast<int>(t.integer("samples", 1, 100000000));
+  s.median_ms = t.number("median_ms", 1e-9, kMaxMs);
+  s.min_ms = t.number("min_ms", 1e-9, kMaxMs);
+  s.max_ms = t.number("max_ms", 1e-9, kMaxMs);
+  if (!(s.min_ms <= s.median_ms && s.median_ms <= s.max_ms))
+    throw InputError(fmt::format("{}: need min_ms <= median_ms <= max_ms, got {} / {} / {}", t.where(), s.min_ms,
+                                 s.median_ms, s.max_ms));
   // Schema 3 added the rest; older results leave them at their "unknown" defaults.
-  s.mean_ms = t.value("mean_ms", 0.0);
-  s.q1_ms = t.value("q1_ms", 0.0);
-  s.q3_ms = t.value("q3_ms", 0.0);
-  s.relative_spread = t.value("relative_spread", -1.0);
-  s.converged = t.value("converged", false);
-  s.cold_cache = t.value("cold_cache", false);
-  s.throttled_dropped = t.value("throttled_dropped", 0);
-  s.sm_clock_mhz = t.value("sm_clock_mhz", 0.0);
+  s.mean_ms = t.number_or("mean_ms", 0.0, 0, kMaxMs);
+  s.q1_ms = t.number_or("q1_ms", 0.0, 0, kMaxMs);
+  s.q3_ms = t.number_or("q3_ms", 0.0, 0, kMaxMs);
+  s.relative_spread = t.number_or("relative_spread", -1.0, -1, 1e6);
+  s.converged = t.boolean_or("converged", false);
+  s.cold_cache = t.boolean_or("cold_cache", false);
+  s.throttled_dropped = static_cast<int>(t.integer_or("throttled_dropped", 0, 0, INT32_MAX));
+  s.sm_clock_mhz = t.number_or("sm_clock_mhz", 0.0, 0, 100000);
   return s;
 }
 
@@ -153,42 +168,42 @@ json case_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilings) 
   return j;
 }
 
-CaseStatus status_from_text(const std::string& s) {
+CaseStatus status_from_json(const JsonFields& j) {
+  const std::string s = j.text("status");
   if (s == "ok") return CaseStatus::ok;
   if (s == "skipped") return CaseStatus::skipped;
   if (s == "failed") return CaseStatus::failed;
-  throw std::invalid_argument("unknown status \"" + s + "\"");
+  j.fail("status", "ok, skipped or failed");
 }
 
-CaseResult case_from_json(const json& j) {
+CaseResult case_from_json(const JsonFields& j) {
+  constexpr int64_t kMaxBytes = int64_t{1} << 62;
   CaseResult c;
-  c.backend = j.at("backend").get<std::string>();
-  c.problem = problem_from_json(j.at("problem"));
-  c.status = status_from_text(j.at("status").get<std::string>());
-  c.reason = j.value("reason", "");
-  c.predicted_bytes = j.value("predicted_bytes", std::size_t{0});
-  if (j.contains("verification")) {
-    const json& v = j["verification"];
-    c.verification = Verification{v.at("rel_l2_error").get<double>(),
-                                  v.at("max_abs_error").get<double>(),
-                                  v.at("non_finite").get<uint64_t>(),
-                                  v.at("rel_l2_tolerance").get<double>(),
-                                  v.at("max_abs_tolerance").get<double>(),
-                                  v.at("passed").get<bool>()};
+  c.backend = j.text("backend");
+  c.problem = problem_from_json(j.object("problem"));
+  c.status = status_from_json(j);
+  c.reason = j.text_or("reason", "");
+  c.predicted_bytes = static_cast<std::size_t>(j.integer_or("predicted_bytes", 0, 0, kMaxBytes));
+  if (j.has("verification")) {
+    const JsonFields v = j.object("verification");
+    c.verification = Verification{v.number("rel_l2_error", 0), v.number("max_abs_error", 0),
+                                  v.unsigned_integer("non_finite"), v.number("rel_l2_tolerance", 0),
+                                  v.number("max_abs_tolerance", 0), v.boolean("passed")};
   }
-  if (j.contains("timing")) {
-    c.timing = timing_from_json(j["timing"]);
-  }
-  c.measured_bytes = j.value("measured_bytes", std::size_t{0});
-  if (j.contains("setup")) {
-    const json& setup = j["setup"];
-    c.setup.config = setup.at("config").get<std::string>();
-    for (const auto& [step, ms] : setup.at("times_ms").items()) c.setup.times_ms.emplace_back(step, ms.get<double>());
+  if (j.has("timing")) c.timing = timing_from_json(j.object("timing"));
+  if (c.timing && c.status != CaseStatus::ok)
+    throw InputError(fmt::format("{}: a {} case carries a timing", j.where(), status_name(c.status)));
+  c.measured_bytes = static_cast<std::size_t>(j.integer_or("measured_bytes", 0, 0, kMaxBytes));
+  if (j.has("setup")) {
+    const JsonFields setup = j.object("setup");
+    c.setup.config = setup.text("config");
+    const JsonFields times = setup.object("times_ms");
+    for (const auto& item : times.value().items()) c.setup.times_ms.emplace_back(item.key(), times.number(item.key(), 0));
   } else {
-    c.setup.config = j.value("chosen_config", "");  // schema 3
+    c.setup.config = j.text_or("chosen_config", "");  // schema 3
   }
-  if (j.contains("host")) c.host = host_cost_from_json(j["host"]);
-  if (j.contains("profile")) c.profile = profile_from_json(j["profile"]);
+  if (j.has("host")) c.host = host_cost_from_json(j.object("host"));
+  if (j.has("profile")) c.profile = profile_from_json(j.object("profile"));
   return c;
 }
 
@@ -212,36 +227,40 @@ json report_to_json(const RunReport& r) {
               {"cases", cases}};
 }
 
-RunReport report_from_json(const json& j) {
-  try {
-    if (j.value("schema", "") != "sdpa-prof/result") throw std::invalid_argument("not an sdpa-prof result (no \"schema\": \"sdpa-prof/result\")");
-    const int version = j.at("schema_version").get<int>();
-    if (version > kResultSchemaVersion)
-      throw std::invalid_argument(fmt::format("schema version {} is newer than this tool reads ({})",
-                                              version, kResultSchemaVersion));
-    RunReport r;
-    const json& env = j.at("environment");
-    r.environment.tool_version = env.at("tool_version").get<std::string>();
-    r.environment.git_sha = env.at("git_sha").get<std::string>();
-    r.environment.command_line = env.at("command_line").get<std::string>();
-    r.environment.hostname = env.value("hostname", "");
-    r.environment.started_at = env.value("started_at", "");
-    r.environment.seed = env.value("seed", uint64_t{0});
-    if (!env.at("device").is_null()) r.environment.device = device_from_json(env["device"]);
-    if (env.contains("profiler"))
-      r.environment.profiler = Profiler{env["profiler"].at("enabled").get<bool>(),
-                                        env["profiler"].at("description").get<std::string>()};
-    if (env.contains("ceilings") && !env["ceilings"].is_null()) r.environment.ceilings = ceilings_from_json(env["ceilings"]);
-    json config = j.at("config");
-    config.erase("samples");  // schema 1 and 2 had a fixed sample count; schema 3 samples to a noise target
-    r.config = parse_config(config.dump(), "the result's config");
-    for (const json& c : j.at("cases")) r.cases.push_back(case_from_json(c));
-    return r;
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(fmt::format("malformed sdpa-prof result: {}", e.what()));
-  } catch (const std::invalid_argument& e) {
-    throw InputError(fmt::format("malformed sdpa-prof result: {}", e.what()));
+RunReport report_from_json(const json& doc) {
+  if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != "sdpa-prof/result")
+    throw InputError("not an sdpa-prof result (no \"schema\": \"sdpa-prof/result\")");
+  const JsonFields j(doc, "");
+  const int64_t version = j.integer("schema_version", 1);
+  if (version > kResultSchemaVersion)
+    throw InputError(fmt::format("schema version {} is newer than this tool reads ({})", version, kResultSchemaVersion));
+  RunReport r;
+  const JsonFields env = j.object("environment");
+  r.environment.tool_version = env.text("tool_version");
+  r.environment.git_sha = env.text("git_sha");
+  r.environment.command_line = env.text("command_line");
+  r.environment.hostname = env.text_or("hostname", "");
+  r.environment.started_at = env.text_or("started_at", "");
+  r.environment.seed = env.has("seed") ? env.unsigned_integer("seed") : 0;
+  if (!env.raw("device").is_null()) r.environment.device = device_from_json(env.object("device"));
+  if (env.has("profiler")) {
+    const JsonFields profiler = env.object("profiler");
+    r.environment.profiler = Profiler{profiler.boolean("enabled"), profiler.text("description")};
   }
+  if (env.has("ceilings") && !env.raw("ceilings").is_null()) r.environment.ceilings = ceilings_from_json(env.object("ceilings"));
+  json config = j.object("config").value();
+  config.erase("samples");  // schema 1 and 2 had a fixed sample count; schema 3 samples to a noise target
+  r.config = parse_config(config.dump(), "the result's config");
+  const json& cases = j.array("cases");
+  std::unordered_set<CaseKey, CaseKeyHash> seen;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string where = element_path("cases", i);
+    CaseResult c = case_from_json(JsonFields(cases[i], where));
+    if (!seen.insert(case_key(c.backend, c.problem)).second)
+      throw InputError(fmt::format("{}: the case {} appears twice", where, case_key(c.backend, c.problem).text()));
+    r.cases.push_back(std::move(c));
+  }
+  return r;
 }
 
 }  // namespace sdpa

@@ -1,6 +1,6 @@
 #include "report/report_json_profile.h"
 
-#include <stdexcept>
+#include <cstdint>
 
 namespace sdpa {
 namespace {
@@ -9,7 +9,15 @@ using nlohmann::json;
 
 json dim3_to_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
 
-Dim3 dim3_from_json(const json& j) { return Dim3{j.at(0).get<int>(), j.at(1).get<int>(), j.at(2).get<int>()}; }
+Dim3 dim3_from_json(const JsonFields& parent, std::string_view key) {
+  const json& j = parent.array(key);
+  const auto item = [&](std::size_t i) {
+    if (j.size() != 3 || !j[i].is_number_integer() || j[i].get<int64_t>() < 1 || j[i].get<int64_t>() > INT32_MAX)
+      parent.fail(key, "[x, y, z] of positive integers");
+    return static_cast<int>(j[i].get<int64_t>());
+  };
+  return Dim3{item(0), item(1), item(2)};
+}
 
 json occupancy_to_json(const OccupancyEstimate& o) {
   return json{{"theoretical", o.theoretical},
@@ -23,21 +31,22 @@ json occupancy_to_json(const OccupancyEstimate& o) {
               {"profiler_style", o.profiler_style}};
 }
 
-OccupancyEstimate occupancy_from_json(const json& j) {
+OccupancyEstimate occupancy_from_json(const JsonFields& j) {
   OccupancyEstimate o;
-  o.theoretical = j.at("theoretical").get<double>();
-  o.blocks_per_sm = j.at("blocks_per_sm").get<int>();
-  for (const json& name : j.at("limited_by")) {
-    const unsigned flag = limiter_flag(name.get<std::string>());
-    if (flag == 0) throw std::invalid_argument("unknown occupancy limiter \"" + name.get<std::string>() + "\"");
+  o.theoretical = j.number("theoretical", 0, 1);
+  o.blocks_per_sm = static_cast<int>(j.integer("blocks_per_sm", 0, 4096));
+  const json& names = j.array("limited_by");
+  for (const json& name : names) {
+    const unsigned flag = name.is_string() ? limiter_flag(name.get<std::string>()) : 0;
+    if (flag == 0) j.fail("limited_by", "registers, shared memory, warps, blocks or barriers");
     o.limiters |= flag;
   }
-  const json& limits = j.at("block_limits");
-  o.block_limit_registers = limits.at("registers").get<int>();
-  o.block_limit_shared_memory = limits.at("shared_memory").get<int>();
-  o.block_limit_warps = limits.at("warps").get<int>();
-  o.block_limit_blocks = limits.at("blocks").get<int>();
-  o.profiler_style = j.at("profiler_style").get<double>();
+  const JsonFields limits = j.object("block_limits");
+  o.block_limit_registers = static_cast<int>(limits.integer("registers", 0, INT32_MAX));
+  o.block_limit_shared_memory = static_cast<int>(limits.integer("shared_memory", 0, INT32_MAX));
+  o.block_limit_warps = static_cast<int>(limits.integer("warps", 0, INT32_MAX));
+  o.block_limit_blocks = static_cast<int>(limits.integer("blocks", 0, INT32_MAX));
+  o.profiler_style = j.number("profiler_style", 0, 1);
   return o;
 }
 
@@ -58,22 +67,22 @@ json kernel_to_json(const KernelProfile& k) {
               {"occupancy", k.occupancy ? occupancy_to_json(*k.occupancy) : json(nullptr)}};
 }
 
-KernelProfile kernel_from_json(const json& j) {
+KernelProfile kernel_from_json(const JsonFields& j) {
   KernelProfile k;
-  k.name = j.at("name").get<std::string>();
-  k.full_name = j.at("full_name").get<std::string>();
-  if (!parse_category_id(j.at("category").get<std::string>(), k.category)) k.category = KernelCategory::other;
-  k.per_forward = j.at("per_forward").get<double>();
-  k.mean_us = j.at("mean_us").get<double>();
-  k.grid = dim3_from_json(j.at("grid"));
-  k.block = dim3_from_json(j.at("block"));
-  k.cluster = dim3_from_json(j.at("cluster"));
-  k.registers_per_thread = j.at("registers_per_thread").get<int>();
-  k.static_shared = j.at("static_shared_bytes").get<int>();
-  k.dynamic_shared = j.at("dynamic_shared_bytes").get<int>();
-  k.shared_config = j.at("shared_config_bytes").get<int>();
-  k.launch_type = j.at("launch_type").get<std::string>();
-  if (!j.at("occupancy").is_null()) k.occupancy = occupancy_from_json(j["occupancy"]);
+  k.name = j.text("name");
+  k.full_name = j.text("full_name");
+  if (!parse_category_id(j.text("category"), k.category)) k.category = KernelCategory::other;
+  k.per_forward = j.number("per_forward", 0, 1e9);
+  k.mean_us = j.number("mean_us", 0, 1e12);
+  k.grid = dim3_from_json(j, "grid");
+  k.block = dim3_from_json(j, "block");
+  k.cluster = dim3_from_json(j, "cluster");
+  k.registers_per_thread = static_cast<int>(j.integer("registers_per_thread", 0, 65536));
+  k.static_shared = static_cast<int>(j.integer("static_shared_bytes", 0, INT32_MAX));
+  k.dynamic_shared = static_cast<int>(j.integer("dynamic_shared_bytes", 0, INT32_MAX));
+  k.shared_config = static_cast<int>(j.integer("shared_config_bytes", 0, INT32_MAX));
+  k.launch_type = j.text("launch_type");
+  if (!j.raw("occupancy").is_null()) k.occupancy = occupancy_from_json(j.object("occupancy"));
   return k;
 }
 
@@ -109,21 +118,28 @@ json profile_to_json(const CaseProfile& p) {
               {"findings", findings}};
 }
 
-CaseProfile profile_from_json(const json& j) {
+CaseProfile profile_from_json(const JsonFields& j) {
+  const auto each = [&](std::string_view key, const auto& read) {
+    const json& items = j.array(key);
+    for (std::size_t i = 0; i < items.size(); ++i) read(JsonFields(items[i], element_path(j.path(key), i)));
+  };
   CaseProfile p;
-  for (const json& f : j.at("forwards"))
-    p.forwards.push_back(ForwardProfile{f.at("kernels").get<int>(), f.at("memcpys").get<int>(),
-                                        f.at("memcpy_bytes").get<uint64_t>(), f.at("memsets").get<int>(),
-                                        f.at("kernel_us").get<double>(), f.at("wall_us").get<double>()});
-  for (const json& k : j.at("kernels")) p.kernels.push_back(kernel_from_json(k));
-  for (const json& m : j.at("memcpys"))
-    p.memcpys.push_back(MemcpyProfile{m.at("kind").get<std::string>(), m.at("per_forward").get<double>(),
-                                      m.at("bytes_per_forward").get<double>(), m.at("mean_us").get<double>()});
-  p.dropped_records = j.at("dropped_records").get<uint64_t>();
-  p.unattributed = j.at("unattributed_records").get<uint64_t>();
-  p.nvtx_ranges = j.at("nvtx_ranges").get<int>();
-  for (const json& f : j.at("findings"))
-    p.findings.push_back(Finding{f.at("rule").get<std::string>(), f.at("text").get<std::string>()});
+  each("forwards", [&](const JsonFields& f) {
+    p.forwards.push_back(ForwardProfile{static_cast<int>(f.integer("kernels", 0, INT32_MAX)),
+                                        static_cast<int>(f.integer("memcpys", 0, INT32_MAX)),
+                                        f.unsigned_integer("memcpy_bytes"),
+                                        static_cast<int>(f.integer("memsets", 0, INT32_MAX)),
+                                        f.number("kernel_us", 0), f.number("wall_us", 0)});
+  });
+  each("kernels", [&](const JsonFields& k) { p.kernels.push_back(kernel_from_json(k)); });
+  each("memcpys", [&](const JsonFields& m) {
+    p.memcpys.push_back(MemcpyProfile{m.text("kind"), m.number("per_forward", 0), m.number("bytes_per_forward", 0),
+                                      m.number("mean_us", 0)});
+  });
+  p.dropped_records = j.unsigned_integer("dropped_records");
+  p.unattributed = j.unsigned_integer("unattributed_records");
+  p.nvtx_ranges = static_cast<int>(j.integer("nvtx_ranges", 0, INT32_MAX));
+  each("findings", [&](const JsonFields& f) { p.findings.push_back(Finding{f.text("rule"), f.text("text")}); });
   return p;
 }
 
@@ -132,9 +148,9 @@ json host_cost_to_json(const HostCost& h) {
               {"calls", h.calls}};
 }
 
-HostCost host_cost_from_json(const json& j) {
-  return HostCost{j.at("setup_ms").get<double>(), j.at("first_call_us").get<double>(),
-                  j.at("per_call_us").get<double>(), j.at("calls").get<int>()};
+HostCost host_cost_from_json(const JsonFields& j) {
+  return HostCost{j.number("setup_ms", 0), j.number("first_call_us", 0), j.number("per_call_us", 0),
+                  static_cast<int>(j.integer("calls", 0, INT32_MAX))};
 }
 
 }  // namespace sdpa

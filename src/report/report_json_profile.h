@@ -3,14 +3,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json_input.h"
 #include "model/result.h"
 
 namespace sdpa {
 
 nlohmann::json profile_to_json(const CaseProfile& profile);
-CaseProfile profile_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception, std::invalid_argument
+CaseProfile profile_from_json(const JsonFields& j);  // throws InputError naming the field
 
 nlohmann::json host_cost_to_json(const HostCost& host);
-HostCost host_cost_from_json(const nlohmann::json& j);
+HostCost host_cost_from_json(const JsonFields& j);
 
 }  // namespace sdpa
