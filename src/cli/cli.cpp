@@ -116,6 +116,9 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   bool no_profile = false;
   run->add_flag("--no-profile", no_profile, "skip the CUPTI profile pass (timing and host cost only)");
   run->add_option("--device", o.device, "CUDA device ordinal");
+  std::string case_timeout;
+  CLI::Option* case_timeout_opt = run->add_option(
+      "--case-timeout", case_timeout, "seconds one case may take at most; past it the results so far are saved and the run ends (exit 3)");
 
   std::string threshold_percent;
   compare->add_option("files", o.files, "BASE.json NEW.json")->required()->expected(2);
@@ -188,6 +191,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   if (min_time_opt->count() > 0) c.stopping.min_time_s = number_above("--min-time", min_time, 0, true);
   if (timeout_opt->count() > 0) c.stopping.timeout_s = number_above("--timeout", timeout, 0, true);
   if (hot_opt->count() > 0) c.hot = hot;
+  if (case_timeout_opt->count() > 0) o.case_timeout_s = number_above("--case-timeout", case_timeout, 0);
   return result;
 }
 

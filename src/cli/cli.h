@@ -24,6 +24,7 @@ struct CliOptions {
   bool remeasure = false;    // ceilings --remeasure
   std::vector<std::string> notes;  // said on stderr before running (deprecated flags)
   int device = 0;
+  double case_timeout_s = 0;  // --case-timeout: 0 for none
   std::string command_line;
   // compare and report
   std::vector<std::string> files;  // compare: BASE NEW; report: FILE

@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <mutex>
 #include <fstream>
 #include <ostream>
 #include <random>
@@ -21,6 +24,8 @@
 #include "report/report.h"
 #include "run/runner.h"
 #include "io/time_text.h"
+#include "cli/case_watchdog.h"
+#include "cli/interrupts.h"
 #include "cli/version.h"
 
 namespace sdpa {
@@ -59,6 +64,18 @@ nlohmann::json samples_to_json(const RunReport& report) {
                        {"causal", c.problem.causal},
                        {"samples_ms", c.timing->samples_ms}});
   return nlohmann::json{{"schema", "sdpa-prof/samples"}, {"schema_version", 1}, {"cases", cases}};
+}
+
+void write_outputs(const CliOptions& o, const RunReport& report, std::ostream& progress) {
+  const auto write = [&](const std::string& path, const std::string& content) {
+    if (path.empty()) return;
+    write_file_atomically(path, content);
+    progress << "wrote " << path << (report.partial ? " (partial)" : "") << "\n";
+  };
+  write(o.json_path, report_to_json(report).dump(2) + "\n");
+  write(o.samples_path, samples_to_json(report).dump(1) + "\n");
+  write(o.csv_path, format_csv(report));
+  write(o.md_path, format_markdown(report));
 }
 
 void print_dry_run(const SweepPlan& plan, std::ostream& out) {
@@ -111,37 +128,61 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   }
   progress << fmt::format("profile: {}{}\n", profiler_info.enabled ? "" : "off, timing only: ", profiler_info.description);
   report.environment.ceilings = cached_or_measured_ceilings(device, progress);
-  const TimingOptions timing{o.config.warmup, o.config.hot, o.config.stopping};
+  const InterruptGuard interrupts;
+  TimingOptions timing;
+  timing.warmup = o.config.warmup;
+  timing.hot = o.config.hot;
+  timing.stopping = o.config.stopping;
+  timing.stop_requested = [] { return InterruptGuard::signal_seen() != 0; };
+
+  // The cases so far, shared with the watchdog, which saves them if a case hangs.
+  std::mutex cases_mutex;
+  std::unique_ptr<CaseWatchdog> watchdog;
+  if (o.case_timeout_s > 0)
+    watchdog = std::make_unique<CaseWatchdog>(o.case_timeout_s, [&](const std::string& overran) {
+      const std::lock_guard<std::mutex> lock(cases_mutex);
+      report.partial = true;
+      report.partial_reason = fmt::format("{} ran past --case-timeout {} s", overran, o.case_timeout_s);
+      progress << "sdpa-prof: " << report.partial_reason << "; saving the " << report.cases.size()
+               << " cases that finished\n";
+      write_outputs(o, report, progress);
+      std::_Exit(kExitGpuFailed);
+    });
 
   std::size_t done = 0;
   HostStopwatch case_clock;  // the case's whole time: setup, verification, profile, timing
   const std::size_t problems = plan.problems.size();
   const std::size_t per_problem = plan.backends.size();
-  report.cases = run_sweep(plan, device, report.environment.seed, timing,
-                           [&](const CaseResult& c) {
-                             // Variants are listed as they run: the count is of problems x choices.
-                             ++done;
-                             progress << fmt::format("[{}/{}] {} {} {}: {}{} ({:.2f} s){}\n", done,
-                                                     std::max(done, problems * per_problem), c.backend,
-                                                     c.problem.shape_label(), dtype_name(c.problem.dtype),
-                                                     status_name(c.status),
-                                                     c.timing ? fmt::format(" {:.3f} ms", c.timing->median_ms) : "",
-                                                     case_clock.elapsed_us() / 1e6, setup_text(c.setup));
-                             case_clock = HostStopwatch{};
-                           },
-                           profiler.get());
+  const auto on_case = [&](const CaseResult& c) {
+    // Variants are listed as they run: the count is of problems x choices.
+    ++done;
+    progress << fmt::format("[{}/{}] {} {} {}: {}{} ({:.2f} s){}\n", done, std::max(done, problems * per_problem),
+                            c.backend, c.problem.shape_label(), dtype_name(c.problem.dtype), status_name(c.status),
+                            c.timing ? fmt::format(" {:.3f} ms", c.timing->median_ms) : "",
+                            case_clock.elapsed_us() / 1e6, setup_text(c.setup));
+    case_clock = HostStopwatch{};
+    const std::lock_guard<std::mutex> lock(cases_mutex);
+    report.cases.push_back(c);
+  };
+  const auto on_start = [&](const std::string& backend, const Problem& p) {
+    if (watchdog) watchdog->start_case(fmt::format("{} {} {}", backend, p.shape_label(), dtype_name(p.dtype)));
+  };
+  SweepResult swept = run_sweep(plan, device, report.environment.seed, timing, on_case, profiler.get(), on_start);
+  watchdog.reset();
 
+  const int signal = InterruptGuard::signal_seen();
+  if (!swept.stopped_because.empty()) {
+    report.partial = true;
+    report.partial_reason = signal != 0 ? fmt::format("interrupted by {}", signal == SIGINT ? "SIGINT" : "SIGTERM")
+                                        : swept.stopped_because;
+    progress << "sdpa-prof: stopped early: " << report.partial_reason << "; " << report.cases.size()
+             << " cases finished\n";
+  }
   out << format_table(report);
   if (o.kernels) out << format_kernels(report);
-  const auto write = [&](const std::string& path, const std::string& content) {
-    if (path.empty()) return;
-    write_file_atomically(path, content);
-    progress << "wrote " << path << "\n";
-  };
-  write(o.json_path, report_to_json(report).dump(2) + "\n");
-  write(o.samples_path, samples_to_json(report).dump(1) + "\n");
-  write(o.csv_path, format_csv(report));
-  write(o.md_path, format_markdown(report));
+  write_outputs(o, report, progress);
+  if (signal != 0) return 128 + signal;
+  if (report.partial) return kExitGpuFailed;
   return report.any_failed() ? kExitCaseFailed : kExitOk;
 }
 

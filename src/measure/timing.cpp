@@ -76,6 +76,8 @@ TimingStats time_forward(const std::function<void(cudaStream_t)>& forward, cudaS
     const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     decision = kept.empty() ? (elapsed_s >= options.stopping.timeout_s ? StopDecision::timed_out : StopDecision::keep_going)
                             : should_stop(options.stopping, kept, elapsed_s);
+    if (decision == StopDecision::keep_going && options.stop_requested && options.stop_requested())
+      decision = StopDecision::timed_out;
   }
   // Every sample throttled: report them rather than nothing, and say so through the count.
   TimingStats t = timing_from_samples(kept.empty() ? throttled : kept, options);

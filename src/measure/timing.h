@@ -21,6 +21,8 @@ struct TimingOptions {
   // Samples taken while the SM clock is under this fraction of the device's peak clock are
   // dropped (nvbench's default threshold); the clocks themselves are never changed.
   double throttle_fraction = 0.75;
+  // Asked after each sample: true ends sampling there (an interrupt); the samples so far stand.
+  std::function<bool()> stop_requested;
 };
 
 TimingStats time_forward(const std::function<void(cudaStream_t)>& forward, cudaStream_t stream,

@@ -97,6 +97,10 @@ struct RunReport {
   Environment environment;
   SweepConfig config;
   std::vector<CaseResult> cases;
+  // The sweep ended before its last case (a signal, a poisoned GPU context, a case past
+  // --case-timeout): the cases here are those that ran.
+  bool partial = false;
+  std::string partial_reason;
 
   bool any_failed() const;
 };

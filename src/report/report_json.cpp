@@ -224,6 +224,8 @@ json report_to_json(const RunReport& r) {
               {"flop_count", kFlopCountConvention},
               {"environment", env},
               {"config", config_to_json(r.config)},
+              {"partial", r.partial},
+              {"partial_reason", r.partial_reason},
               {"cases", cases}};
 }
 
@@ -251,6 +253,8 @@ RunReport report_from_json(const json& doc) {
   json config = j.object("config").value();
   config.erase("samples");  // schema 1 and 2 had a fixed sample count; schema 3 samples to a noise target
   r.config = parse_config(config.dump(), "the result's config");
+  r.partial = j.boolean_or("partial", false);
+  r.partial_reason = j.text_or("partial_reason", "");
   const json& cases = j.array("cases");
   std::unordered_set<CaseKey, CaseKeyHash> seen;
   for (std::size_t i = 0; i < cases.size(); ++i) {

@@ -1,6 +1,7 @@
 #include "run/runner.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -102,6 +103,28 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
   return r;
 }
 
+// Fresh inputs per problem (the seed and the problem's index select the random streams) and the
+// reference output every backend is checked against.
+void fill_inputs_and_reference(const Problem& p, uint64_t seed, uint64_t problem_index, ProblemData& data,
+                               cudaStream_t stream) {
+  SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.q.get(), p.q_elements(), seed, 3 * problem_index, stream));
+  SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.k.get(), p.kv_elements(), seed, 3 * problem_index + 1, stream));
+  SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.v.get(), p.kv_elements(), seed, 3 * problem_index + 2, stream));
+  SDPA_CHECK_CUDA(launch_reference_attention(p.dtype, attention_shape(p), data.q.get(), data.k.get(), data.v.get(),
+                                             data.reference.as<float>(), data.scratch.as<float>(),
+                                             reference_scratch_floats(p), stream));
+  SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
+}
+
+// After a failure: empty when the GPU context still works (the error was the case's own: out of
+// memory, a bad launch), else the sticky error that poisons every later call.
+std::string context_error() {
+  (void)cudaGetLastError();  // clears a non-sticky error
+  const cudaError_t err = cudaDeviceSynchronize();
+  if (err == cudaSuccess && cudaGetLastError() == cudaSuccess) return {};
+  return fmt::format("{}: {}", cudaGetErrorName(err), cudaGetErrorString(err));
+}
+
 }  // namespace
 
 int64_t reference_scratch_floats(const Problem& p) {
@@ -120,17 +143,21 @@ std::size_t predicted_case_bytes(const Problem& p, const BackendEntry& backend) 
   return shared_case_bytes(p) + (backend.built() ? backend.workspace_bytes(p) : 0);
 }
 
-std::vector<CaseResult> run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed,
-                                  const TimingOptions& timing, const CaseCallback& on_case,
-                                  CuptiSession* profiler) {
-  std::vector<CaseResult> results;
+SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed, const TimingOptions& timing,
+                      const CaseCallback& on_case, CuptiSession* profiler, const CaseStartCallback& on_start) {
+  SweepResult out;
   CudaStream stream;
+  const auto stop_requested = [&] { return timing.stop_requested && timing.stop_requested(); };
   uint64_t problem_index = 0;
   for (const Problem& p : plan.problems) {
     ++problem_index;
+    if (stop_requested()) {
+      out.stopped_because = "interrupted";
+      return out;
+    }
     const auto finish = [&](CaseResult r) {
       on_case(r);
-      results.push_back(std::move(r));
+      out.cases.push_back(std::move(r));
     };
     const auto unrun = [&](const BackendChoice& choice, CaseStatus status, const std::string& reason) {
       CaseResult r;
@@ -141,31 +168,33 @@ std::vector<CaseResult> run_sweep(const SweepPlan& plan, const DeviceInfo& devic
       r.reason = reason;
       return r;
     };
-    const auto skip_all = [&](const std::string& reason) {
-      for (const BackendChoice& choice : plan.backends) finish(unrun(choice, CaseStatus::skipped, reason));
+    const auto skip_all = [&](CaseStatus status, const std::string& reason) {
+      for (const BackendChoice& choice : plan.backends) finish(unrun(choice, status, reason));
     };
     const std::size_t shared = shared_case_bytes(p);
     const std::size_t free_before_problem = free_device_memory();
     if (const std::size_t free_bytes = free_before_problem; shared > free_bytes) {
-      skip_all(fmt::format("needs {} bytes ({}) for inputs and reference, {} free", shared,
-                           gib_text(shared), gib_text(free_bytes)));
+      skip_all(CaseStatus::skipped, fmt::format("needs {} bytes ({}) for inputs and reference, {} free", shared,
+                                                gib_text(shared), gib_text(free_bytes)));
       continue;
     }
     if (p.head_dim > 256) {
-      skip_all("the reference handles head dims up to 256");
+      skip_all(CaseStatus::skipped, "the reference handles head dims up to 256");
       continue;
     }
 
-    ProblemData data(p);
-    // Fresh inputs per problem: the seed and the problem's index select the stream.
-    SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.q.get(), p.q_elements(), seed, 3 * problem_index, stream.get()));
-    SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.k.get(), p.kv_elements(), seed, 3 * problem_index + 1, stream.get()));
-    SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.v.get(), p.kv_elements(), seed, 3 * problem_index + 2, stream.get()));
-    SDPA_CHECK_CUDA(launch_reference_attention(p.dtype, attention_shape(p), data.q.get(), data.k.get(),
-                                               data.v.get(), data.reference.as<float>(),
-                                               data.scratch.as<float>(), reference_scratch_floats(p),
-                                               stream.get()));
-    SDPA_CHECK_CUDA(cudaStreamSynchronize(stream.get()));
+    std::optional<ProblemData> data;
+    try {
+      data.emplace(p);
+      fill_inputs_and_reference(p, seed, problem_index, *data, stream.get());
+    } catch (const ApiError& e) {
+      if (std::string poisoned = context_error(); !poisoned.empty()) {
+        out.stopped_because = fmt::format("the GPU context is unusable after preparing {}: {}", p.shape_label(), poisoned);
+        return out;
+      }
+      skip_all(CaseStatus::failed, fmt::format("inputs and reference: {}", e.what()));
+      continue;
+    }
 
     for (const BackendChoice& choice : plan.backends) {
       const BackendEntry& entry = *choice.entry;
@@ -183,19 +212,29 @@ std::vector<CaseResult> run_sweep(const SweepPlan& plan, const DeviceInfo& devic
         }
       }
       for (const std::string& variant : variants) {
+        if (stop_requested()) {
+          out.stopped_because = "interrupted";
+          return out;
+        }
+        const std::string name = case_backend_name(entry, variant);
+        if (on_start) on_start(name, p);
         CaseResult r;
         try {
-          r = run_case(entry, variant, p, device, data, stream.get(), timing, free_before_problem, profiler);
+          r = run_case(entry, variant, p, device, *data, stream.get(), timing, free_before_problem, profiler);
         } catch (const ApiError& e) {
           r = unrun(choice, CaseStatus::failed, e.what());
-          r.backend = case_backend_name(entry, variant);
-          SDPA_CHECK_CUDA(cudaStreamSynchronize(stream.get()));  // a sticky error ends the sweep here
+          r.backend = name;
+          if (std::string poisoned = context_error(); !poisoned.empty()) {
+            finish(std::move(r));
+            out.stopped_because = fmt::format("the GPU context is unusable after {} {}: {}", name, p.shape_label(), poisoned);
+            return out;
+          }
         }
         finish(std::move(r));
       }
     }
   }
-  return results;
+  return out;
 }
 
 }  // namespace sdpa

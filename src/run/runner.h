@@ -30,15 +30,27 @@ struct SweepPlan {
 
 // Called after each case with its result, for progress output.
 using CaseCallback = std::function<void(const CaseResult&)>;
+// Called as a case starts: its backend's name and problem (a watchdog's clock starts here).
+using CaseStartCallback = std::function<void(const std::string& backend, const Problem& problem)>;
+
+// The cases that ran, and why the sweep ended before the last one ("interrupted", "the GPU
+// context is unusable after ..."): empty when it ran to the end.
+struct SweepResult {
+  std::vector<CaseResult> cases;
+  std::string stopped_because;
+};
 
 // Forwards in a case's profile pass.
 inline constexpr int kProfileForwards = 3;
 // Back-to-back calls over which the host cost per call is averaged.
 inline constexpr int kHostCostCalls = 10;
 
-// `profiler` null: no profile pass (timing and host cost only).
-std::vector<CaseResult> run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed,
-                                  const TimingOptions& timing, const CaseCallback& on_case,
-                                  CuptiSession* profiler = nullptr);
+// `profiler` null: no profile pass (timing and host cost only). `timing.stop_requested` is also
+// asked between cases: when it says stop, the sweep ends after the current sample.
+// A failure that leaves the GPU usable (out of memory, a backend's error) fails its case and the
+// sweep goes on; one that poisons the context (an illegal address) ends it with the cases so far.
+SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed, const TimingOptions& timing,
+                      const CaseCallback& on_case, CuptiSession* profiler = nullptr,
+                      const CaseStartCallback& on_start = {});
 
 }  // namespace sdpa

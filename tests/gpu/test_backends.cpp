@@ -59,7 +59,7 @@ void expect_all_verified(const std::vector<Problem>& problems) {
   for (const BackendEntry& e : backend_registry())
     if (e.built()) plan.backends.push_back({&e, false});
   const uint64_t seed = fresh_seed();
-  const auto results = run_sweep(plan, device, seed, one_sample_timing(), [](const CaseResult&) {});
+  const auto results = run_sweep(plan, device, seed, one_sample_timing(), [](const CaseResult&) {}).cases;
   ASSERT_EQ(results.size(), plan.problems.size() * plan.backends.size());
   for (const CaseResult& r : results) {
     SCOPED_TRACE(fmt::format("{} {} {} causal={} seed={}", r.backend, r.problem.shape_label(),

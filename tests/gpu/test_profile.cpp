@@ -31,7 +31,7 @@ TEST(Profile, UnfusedBackendsLaunchWhatTheirStructureSays) {
   p.head_dim = 64;
   p.causal = true;
   SweepPlan plan{{p}, resolve_backends({"naive", "naive-inplace", "math"})};
-  const auto results = run_sweep(plan, device, std::random_device{}(), one_sample_timing(), [](const CaseResult&) {}, session.get());
+  const auto results = run_sweep(plan, device, std::random_device{}(), one_sample_timing(), [](const CaseResult&) {}, session.get()).cases;
   ASSERT_EQ(results.size(), 3u);
   for (const CaseResult& r : results) {
     SCOPED_TRACE(r.backend);
