@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "dispatch.cuh"
 #include "efficient_fwd.h"
+#include "fused_launch.cuh"
 #include "mma_sm80.cuh"
 
 namespace sdpa {
@@ -317,66 +317,27 @@ __global__ void __launch_bounds__(Traits::kNThreads, 2)
   }
 }
 
-template <int kHeadDim>
-cudaError_t launch_efficient_hdim(DType t, const AttentionShape& shape, const void* q,
-                                  const void* k, const void* v, void* o, cudaStream_t s) {
-  using Traits = EfficientTraits<kHeadDim>;
-  const int64_t m_blocks = (shape.seq_q + Traits::kBlockM - 1) / Traits::kBlockM;
-  const dim3 grid(static_cast<unsigned>(m_blocks), static_cast<unsigned>(shape.heads),
-                  static_cast<unsigned>(shape.batch));
-  return dispatch_dtype(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    auto* kernel = shape.causal ? efficient_fwd_kernel<Traits, T, true>
-                                : efficient_fwd_kernel<Traits, T, false>;
-    // Raise the dynamic shared-memory limit once per kernel (thread-safe static init).
-    static const cudaError_t attr = [] {
-      const cudaError_t causal =
-          cudaFuncSetAttribute(efficient_fwd_kernel<Traits, T, true>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
-      const cudaError_t full =
-          cudaFuncSetAttribute(efficient_fwd_kernel<Traits, T, false>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
-      return causal != cudaSuccess ? causal : full;
-    }();
-    if (attr != cudaSuccess) return attr;
-    kernel<<<grid, Traits::kNThreads, Traits::kSmemBytes, s>>>(
-        shape, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
-        static_cast<T*>(o));
-    return cudaGetLastError();
+// The head dims the kernel is compiled for.
+using EfficientHeadDims = IntList<64, 128>;
+
+constexpr auto kHeadDims = fused_head_dim_table(
+    EfficientHeadDims{}, [](auto d) { return EfficientTraits<decltype(d)::value>::kSmemBytes; });
+
+cudaError_t launch_efficient_forward(const FusedForward& f) {
+  return launch_within_limits(EfficientHeadDims{}, kEfficientForward.limits, f, [&](auto d) {
+    using Traits = EfficientTraits<decltype(d)::value>;
+    return launch_fused_forward<Traits>(
+        [](auto type, auto causal) {
+          return efficient_fwd_kernel<Traits, typename decltype(type)::type,
+                                      decltype(causal)::value>;
+        },
+        f);
   });
 }
 
 }  // namespace
 
-bool efficient_forward_supports_head_dim(int64_t head_dim) {
-  return head_dim == 64 || head_dim == 128;
-}
-
-int efficient_forward_smem_bytes(int64_t head_dim) {
-  switch (head_dim) {
-    case 64:
-      return EfficientTraits<64>::kSmemBytes;
-    case 128:
-      return EfficientTraits<128>::kSmemBytes;
-    default:
-      return 0;
-  }
-}
-
-cudaError_t launch_efficient_forward(DType t, const AttentionShape& shape, const void* q,
-                                     const void* k, const void* v, void* o, cudaStream_t s) {
-  if (shape.seq_q < 1 || shape.seq_kv < 1 || shape.kv_heads < 1 ||
-      shape.heads % shape.kv_heads != 0 || shape.seq_q > INT32_MAX || shape.seq_kv > INT32_MAX ||
-      shape.heads > 65535 || shape.batch > 65535)
-    return cudaErrorInvalidValue;
-  switch (shape.head_dim) {
-    case 64:
-      return launch_efficient_hdim<64>(t, shape, q, k, v, o, s);
-    case 128:
-      return launch_efficient_hdim<128>(t, shape, q, k, v, o, s);
-    default:
-      return cudaErrorInvalidValue;
-  }
-}
+constexpr FusedForwardKernel kEfficientForward{sm80_query_block_limits(kHeadDims),
+                                               launch_efficient_forward};
 
 }  // namespace sdpa

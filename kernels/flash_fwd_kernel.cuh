@@ -14,8 +14,8 @@
 #include <type_traits>
 
 #include "attention_shape.h"
-#include "dispatch.cuh"
 #include "flash_traits.cuh"
+#include "fused_launch.cuh"
 #include "mma_sm80.cuh"
 
 namespace sdpa::flash {
@@ -320,37 +320,14 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
   }
 }
 
-// Launches the kernel of `Traits` for `shape` (head_dim must equal Traits::kHeadDim).
-template <typename Traits>
-cudaError_t launch_flash_fwd(DType t, const AttentionShape& shape, const void* q, const void* k,
-                             const void* v, void* o, cudaStream_t s) {
-  if (shape.head_dim != Traits::kHeadDim || shape.seq_q < 1 || shape.seq_kv < 1 ||
-      shape.kv_heads < 1 || shape.heads % shape.kv_heads != 0 || shape.seq_q > INT32_MAX ||
-      shape.seq_kv > INT32_MAX || shape.heads > 65535 || shape.batch > 65535)
-    return cudaErrorInvalidValue;
-  const int64_t m_blocks = (shape.seq_q + Traits::kBlockM - 1) / Traits::kBlockM;
-  const dim3 grid(static_cast<unsigned>(m_blocks), static_cast<unsigned>(shape.heads),
-                  static_cast<unsigned>(shape.batch));
-  return dispatch_dtype(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    auto* kernel =
-        shape.causal ? flash_fwd_kernel<Traits, T, true> : flash_fwd_kernel<Traits, T, false>;
-    // Raise the dynamic shared-memory limit once per kernel (thread-safe static init).
-    static const cudaError_t attr = [] {
-      const cudaError_t causal =
-          cudaFuncSetAttribute(flash_fwd_kernel<Traits, T, true>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
-      const cudaError_t full =
-          cudaFuncSetAttribute(flash_fwd_kernel<Traits, T, false>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
-      return causal != cudaSuccess ? causal : full;
-    }();
-    if (attr != cudaSuccess) return attr;
-    kernel<<<grid, Traits::kNThreads, Traits::kSmemBytes, s>>>(
-        shape, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
-        static_cast<T*>(o));
-    return cudaGetLastError();
-  });
+template <int kHeadDim>
+cudaError_t launch_flash_forward_hdim(const FusedForward& f) {
+  using Traits = typename FlashFwdConfig<kHeadDim>::Traits;
+  return launch_fused_forward<Traits>(
+      [](auto type, auto causal) {
+        return flash_fwd_kernel<Traits, typename decltype(type)::type, decltype(causal)::value>;
+      },
+      f);
 }
 
 }  // namespace sdpa::flash
