@@ -6,23 +6,16 @@
 #include <cmath>
 #include <cstdint>
 
-#include "dispatch.cuh"
 #include "efficient_fwd.h"
+#include "fused_launch.cuh"
 #include "mma_sm80.cuh"
+#include "query_block.cuh"
 
 namespace sdpa {
 namespace {
 
-using sm80::cp_async_16;
-using sm80::cp_async_commit;
-using sm80::cp_async_wait;
-using sm80::fast_exp2;
-using sm80::ldmatrix_x4;
-using sm80::ldmatrix_x4_trans;
-using sm80::mma_16816;
-using sm80::pack2;
-using sm80::shared_address;
-using sm80::swizzled_pair;
+// The kernel is written in mma_sm80.cuh's primitives.
+using namespace sm80;
 
 template <int kHeadDim_>
 struct EfficientTraits {
@@ -65,19 +58,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 2)
   extern __shared__ __align__(128) unsigned char smem[];
   float* row_max_part = reinterpret_cast<float*>(smem + Traits::kStatsOffset);  // [2][kBlockM]
 
-  const int m_block = static_cast<int>(gridDim.x - 1 - blockIdx.x);  // heaviest first
-  const int head = static_cast<int>(blockIdx.y);
-  const int batch = static_cast<int>(blockIdx.z);
-  const int seq_q = static_cast<int>(p.seq_q);
-  const int seq_kv = static_cast<int>(p.seq_kv);
-  const int64_t kv_head = head / (p.heads / p.kv_heads);
-  const float scale_log2 = p.scale * 1.4426950408889634f;
-  const int m0 = m_block * kBlockM;
-  const int64_t q_offset = ((batch * p.heads + head) * p.seq_q + m0) * D;
-  const int64_t kv_offset = (batch * p.kv_heads + kv_head) * p.seq_kv * D;
-
-  const int kv_end = kCausal ? min(seq_kv, m0 + kBlockM) : seq_kv;
-  const int n_blocks = (kv_end + kBlockN - 1) / kBlockN;
+  const auto [seq_q, seq_kv, m0, q_offset, kv_offset, n_blocks, scale_log2] =
+      QueryBlock<Traits, kCausal>(p);
 
   const uint32_t s_base = shared_address(smem);
   const uint32_t s_q = s_base + Traits::kQOffset;
@@ -184,22 +166,10 @@ __global__ void __launch_bounds__(Traits::kNThreads, 2)
     // Element (mt, nt, e): key n0 + 32 wn + nt*8 + 2t + e%2 of row m0 + 32 wm + mt*16 + g +
     // (e/2)*8.
     const int key0 = n0 + wn * Traits::kWarpKeys + 2 * t;
-    if (n0 + kBlockN > seq_kv || (kCausal && n0 + kBlockN - 1 > m0)) {
-      const int key_end = seq_kv - key0;
-      const int diag = m0 + warp_row0 + g - key0;
-#pragma unroll
-      for (int mt = 0; mt < 2; ++mt)
-#pragma unroll
-        for (int nt = 0; nt < kNTilesS; ++nt)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int key = nt * 8 + e % 2;
-            if (key >= key_end || (kCausal && key > diag + mt * 16 + (e / 2) * 8))
-              acc_s[mt][nt][e] = -INFINITY;
-          }
-    }
+    if (n0 + kBlockN > seq_kv || (kCausal && n0 + kBlockN - 1 > m0))
+      mask_scores<kCausal>(acc_s, seq_kv - key0, m0 + warp_row0 + g - key0);
 
-    // Row maxima over this warp's 32 keys, shared with the warp holding the other 32.
+      // Row maxima over this warp's 32 keys, shared with the warp holding the other 32.
 #pragma unroll
     for (int mt = 0; mt < 2; ++mt)
 #pragma unroll
@@ -317,66 +287,27 @@ __global__ void __launch_bounds__(Traits::kNThreads, 2)
   }
 }
 
-template <int kHeadDim>
-cudaError_t launch_efficient_hdim(DType t, const AttentionShape& shape, const void* q,
-                                  const void* k, const void* v, void* o, cudaStream_t s) {
-  using Traits = EfficientTraits<kHeadDim>;
-  const int64_t m_blocks = (shape.seq_q + Traits::kBlockM - 1) / Traits::kBlockM;
-  const dim3 grid(static_cast<unsigned>(m_blocks), static_cast<unsigned>(shape.heads),
-                  static_cast<unsigned>(shape.batch));
-  return dispatch_dtype(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    auto* kernel = shape.causal ? efficient_fwd_kernel<Traits, T, true>
-                                : efficient_fwd_kernel<Traits, T, false>;
-    // Raise the dynamic shared-memory limit once per kernel (thread-safe static init).
-    static const cudaError_t attr = [] {
-      const cudaError_t causal =
-          cudaFuncSetAttribute(efficient_fwd_kernel<Traits, T, true>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
-      const cudaError_t full =
-          cudaFuncSetAttribute(efficient_fwd_kernel<Traits, T, false>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
-      return causal != cudaSuccess ? causal : full;
-    }();
-    if (attr != cudaSuccess) return attr;
-    kernel<<<grid, Traits::kNThreads, Traits::kSmemBytes, s>>>(
-        shape, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
-        static_cast<T*>(o));
-    return cudaGetLastError();
+// The head dims the kernel is compiled for.
+using EfficientHeadDims = IntList<64, 128>;
+
+constexpr auto kHeadDims = fused_head_dim_table(
+    EfficientHeadDims{}, [](auto d) { return EfficientTraits<decltype(d)::value>::kSmemBytes; });
+
+cudaError_t launch_efficient_forward(const FusedForward& f) {
+  return launch_within_limits(EfficientHeadDims{}, kEfficientForward.limits, f, [&](auto d) {
+    using Traits = EfficientTraits<decltype(d)::value>;
+    return launch_fused_forward<Traits>(
+        [](auto type, auto causal) {
+          return efficient_fwd_kernel<Traits, typename decltype(type)::type,
+                                      decltype(causal)::value>;
+        },
+        f);
   });
 }
 
 }  // namespace
 
-bool efficient_forward_supports_head_dim(int64_t head_dim) {
-  return head_dim == 64 || head_dim == 128;
-}
-
-int efficient_forward_smem_bytes(int64_t head_dim) {
-  switch (head_dim) {
-    case 64:
-      return EfficientTraits<64>::kSmemBytes;
-    case 128:
-      return EfficientTraits<128>::kSmemBytes;
-    default:
-      return 0;
-  }
-}
-
-cudaError_t launch_efficient_forward(DType t, const AttentionShape& shape, const void* q,
-                                     const void* k, const void* v, void* o, cudaStream_t s) {
-  if (shape.seq_q < 1 || shape.seq_kv < 1 || shape.kv_heads < 1 ||
-      shape.heads % shape.kv_heads != 0 || shape.seq_q > INT32_MAX || shape.seq_kv > INT32_MAX ||
-      shape.heads > 65535 || shape.batch > 65535)
-    return cudaErrorInvalidValue;
-  switch (shape.head_dim) {
-    case 64:
-      return launch_efficient_hdim<64>(t, shape, q, k, v, o, s);
-    case 128:
-      return launch_efficient_hdim<128>(t, shape, q, k, v, o, s);
-    default:
-      return cudaErrorInvalidValue;
-  }
-}
+constexpr FusedForwardKernel kEfficientForward{sm80_query_block_limits(kHeadDims),
+                                               launch_efficient_forward};
 
 }  // namespace sdpa

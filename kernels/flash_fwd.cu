@@ -1,33 +1,23 @@
 #include "flash_fwd.h"
 #include "flash_traits.cuh"
+#include "fused_launch.cuh"
 
 namespace sdpa {
+namespace {
 
-bool flash_forward_supports_head_dim(int64_t head_dim) {
-  return head_dim == 64 || head_dim == 128;
+constexpr auto kHeadDims = fused_head_dim_table(flash::FlashHeadDims{}, [](auto d) {
+  return flash::FlashFwdConfig<decltype(d)::value>::Traits::kSmemBytes;
+});
+
+cudaError_t launch_flash_forward(const FusedForward& f) {
+  return launch_within_limits(flash::FlashHeadDims{}, kFlashForward.limits, f, [&](auto d) {
+    return flash::launch_flash_forward_hdim<decltype(d)::value>(f);
+  });
 }
 
-int flash_forward_smem_bytes(int64_t head_dim) {
-  switch (head_dim) {
-    case 64:
-      return flash::FlashFwdConfig<64>::Traits::kSmemBytes;
-    case 128:
-      return flash::FlashFwdConfig<128>::Traits::kSmemBytes;
-    default:
-      return 0;
-  }
-}
+}  // namespace
 
-cudaError_t launch_flash_forward(DType t, const AttentionShape& shape, const void* q, const void* k,
-                                 const void* v, void* o, cudaStream_t s) {
-  switch (shape.head_dim) {
-    case 64:
-      return flash::launch_flash_forward_hdim<64>(t, shape, q, k, v, o, s);
-    case 128:
-      return flash::launch_flash_forward_hdim<128>(t, shape, q, k, v, o, s);
-    default:
-      return cudaErrorInvalidValue;
-  }
-}
+constexpr FusedForwardKernel kFlashForward{sm80_query_block_limits(kHeadDims),
+                                           launch_flash_forward};
 
 }  // namespace sdpa

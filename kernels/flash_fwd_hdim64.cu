@@ -1,11 +1,5 @@
+// The flash forward kernel at head dim 64, in a translation unit of its own so the head dims
+// compile in parallel.
 #include "flash_fwd_kernel.cuh"
 
-namespace sdpa::flash {
-
-template <>
-cudaError_t launch_flash_forward_hdim<64>(DType t, const AttentionShape& shape, const void* q,
-                                          const void* k, const void* v, void* o, cudaStream_t s) {
-  return launch_flash_fwd<FlashFwdConfig<64>::Traits>(t, shape, q, k, v, o, s);
-}
-
-}  // namespace sdpa::flash
+template cudaError_t sdpa::flash::launch_flash_forward_hdim<64>(const sdpa::FusedForward&);

@@ -14,22 +14,15 @@
 #include <type_traits>
 
 #include "attention_shape.h"
-#include "dispatch.cuh"
 #include "flash_traits.cuh"
+#include "fused_launch.cuh"
 #include "mma_sm80.cuh"
+#include "query_block.cuh"
 
 namespace sdpa::flash {
 
-using sm80::cp_async_16;
-using sm80::cp_async_commit;
-using sm80::cp_async_wait;
-using sm80::fast_exp2;
-using sm80::ldmatrix_x4;
-using sm80::ldmatrix_x4_trans;
-using sm80::mma_16816;
-using sm80::pack2;
-using sm80::shared_address;
-using sm80::swizzled_pair;
+// The kernel is written in mma_sm80.cuh's primitives.
+using namespace sm80;
 
 template <typename Traits, typename T, bool kCausal>
 __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
@@ -43,24 +36,10 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
 
   extern __shared__ __align__(128) unsigned char smem[];
 
-  // Heaviest causal blocks first: the grid runs them before the light ones.
-  const int m_block = static_cast<int>(gridDim.x - 1 - blockIdx.x);
-  const int head = static_cast<int>(blockIdx.y);
-  const int batch = static_cast<int>(blockIdx.z);
-  const int seq_q = static_cast<int>(p.seq_q);
-  const int seq_kv = static_cast<int>(p.seq_kv);
-  const int64_t kv_head = head / (p.heads / p.kv_heads);
-  const float scale_log2 = p.scale * 1.4426950408889634f;
-
-  const int m0 = m_block * kBlockM;
-  const int64_t q_offset = ((batch * p.heads + head) * p.seq_q + m0) * D;
+  const auto [seq_q, seq_kv, m0, q_offset, kv_offset, n_blocks, scale_log2] =
+      QueryBlock<Traits, kCausal>(p);
   const T* q_tile = q + q_offset;
   T* o_tile = o + q_offset;
-  // K and V have the same shape: one offset serves both.
-  const int64_t kv_offset = (batch * p.kv_heads + kv_head) * p.seq_kv * D;
-
-  const int kv_end = kCausal ? min(seq_kv, m0 + kBlockM) : seq_kv;
-  const int n_blocks = (kv_end + kBlockN - 1) / kBlockN;
 
   const uint32_t s_q = shared_address(smem);
   const uint32_t s_k = s_q + Traits::kQBytes;
@@ -192,22 +171,9 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
       }
 
       // Keys past the end, and causal keys after the query, score -inf. Element (mt, nt, e) is
-      // key n0 + 2t + nt*8 + e%2 of query m0 + warp_row0 + g + mt*16 + (e/2)*8: both limits
-      // reduce to one per-thread number compared with compile-time offsets.
-      if (n0 + kBlockN > seq_kv || (kCausal && n0 + kBlockN - 1 > m0 + warp_row0)) {
-        const int key_end = seq_kv - n0 - 2 * t;
-        const int diag = m0 + warp_row0 + g - n0 - 2 * t;
-#pragma unroll
-        for (int mt = 0; mt < kMTiles; ++mt)
-#pragma unroll
-          for (int nt = 0; nt < Traits::kNTilesS; ++nt)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              const int key = nt * 8 + e % 2;
-              if (key >= key_end || (kCausal && key > diag + mt * 16 + (e / 2) * 8))
-                acc_s[mt][nt][e] = -INFINITY;
-            }
-      }
+      // key n0 + 2t + nt*8 + e%2 of query m0 + warp_row0 + g + mt*16 + (e/2)*8.
+      if (n0 + kBlockN > seq_kv || (kCausal && n0 + kBlockN - 1 > m0 + warp_row0))
+        mask_scores<kCausal>(acc_s, seq_kv - n0 - 2 * t, m0 + warp_row0 + g - n0 - 2 * t);
 
       // Online softmax on rows g and g + 8 of each m16 tile; 4 lanes share a row. Maxima and
       // sums run as two interleaved chains so dependent instructions do not stall every step.
@@ -320,37 +286,14 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
   }
 }
 
-// Launches the kernel of `Traits` for `shape` (head_dim must equal Traits::kHeadDim).
-template <typename Traits>
-cudaError_t launch_flash_fwd(DType t, const AttentionShape& shape, const void* q, const void* k,
-                             const void* v, void* o, cudaStream_t s) {
-  if (shape.head_dim != Traits::kHeadDim || shape.seq_q < 1 || shape.seq_kv < 1 ||
-      shape.kv_heads < 1 || shape.heads % shape.kv_heads != 0 || shape.seq_q > INT32_MAX ||
-      shape.seq_kv > INT32_MAX || shape.heads > 65535 || shape.batch > 65535)
-    return cudaErrorInvalidValue;
-  const int64_t m_blocks = (shape.seq_q + Traits::kBlockM - 1) / Traits::kBlockM;
-  const dim3 grid(static_cast<unsigned>(m_blocks), static_cast<unsigned>(shape.heads),
-                  static_cast<unsigned>(shape.batch));
-  return dispatch_dtype(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    auto* kernel =
-        shape.causal ? flash_fwd_kernel<Traits, T, true> : flash_fwd_kernel<Traits, T, false>;
-    // Raise the dynamic shared-memory limit once per kernel (thread-safe static init).
-    static const cudaError_t attr = [] {
-      const cudaError_t causal =
-          cudaFuncSetAttribute(flash_fwd_kernel<Traits, T, true>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
-      const cudaError_t full =
-          cudaFuncSetAttribute(flash_fwd_kernel<Traits, T, false>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
-      return causal != cudaSuccess ? causal : full;
-    }();
-    if (attr != cudaSuccess) return attr;
-    kernel<<<grid, Traits::kNThreads, Traits::kSmemBytes, s>>>(
-        shape, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
-        static_cast<T*>(o));
-    return cudaGetLastError();
-  });
+template <int kHeadDim>
+cudaError_t launch_flash_forward_hdim(const FusedForward& f) {
+  using Traits = typename FlashFwdConfig<kHeadDim>::Traits;
+  return launch_fused_forward<Traits>(
+      [](auto type, auto causal) {
+        return flash_fwd_kernel<Traits, typename decltype(type)::type, decltype(causal)::value>;
+      },
+      f);
 }
 
 }  // namespace sdpa::flash

@@ -4,8 +4,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "attention_shape.h"
-#include "dtype.h"
+#include "dispatch.cuh"
+#include "fused_forward.h"
 
 namespace sdpa::flash {
 
@@ -47,6 +47,10 @@ struct FlashFwdTraits {
   static_assert(kSmemBytes <= 227 * 1024, "over the per-block shared-memory limit");
 };
 
+// The head dims the kernel is compiled for: each has a configuration below and a translation
+// unit of its own (flash_fwd_hdim*.cu).
+using FlashHeadDims = IntList<64, 128>;
+
 // The configuration used for each head dimension: FA2's 128-row, 4-warp CTA with two m16 tiles
 // per warp measured fastest at both (docs/kernel-notes.md).
 template <int kHeadDim>
@@ -60,9 +64,8 @@ struct FlashFwdConfig<128> {
   using Traits = FlashFwdTraits<128, 128, 64, 4, false, 2>;
 };
 
-// One translation unit per head dimension defines these (flash_fwd_hdim*.cu).
+// Defined in flash_fwd_kernel.cuh, instantiated by one translation unit per head dimension.
 template <int kHeadDim>
-cudaError_t launch_flash_forward_hdim(DType t, const AttentionShape& shape, const void* q,
-                                      const void* k, const void* v, void* o, cudaStream_t s);
+cudaError_t launch_flash_forward_hdim(const FusedForward& f);
 
 }  // namespace sdpa::flash

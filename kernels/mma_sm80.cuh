@@ -5,6 +5,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -78,6 +79,25 @@ __device__ __forceinline__ float fast_exp2(float x) {
 // finds it at (row | ((hi ^ r % 8) * 16)) ^ ((j % 4) * 32), plus 128 bytes for every 4 pairs.
 __device__ __forceinline__ uint32_t swizzled_pair(uint32_t lane_base, int j) {
   return (lane_base ^ static_cast<uint32_t>((j % 4) * 32)) + static_cast<uint32_t>((j / 4) * 128);
+}
+
+// Scores of keys at or past `key_end`, and when causal of keys after the query, set to -inf.
+// Element (mt, nt, e) of m16n8 accumulator tiles is key nt*8 + e%2 of row mt*16 + (e/2)*8, both
+// counted from the thread's first key (2t) and row (g); the query at row r sees keys up to
+// diag + r, so both limits are one per-thread number compared with compile-time offsets.
+template <bool kCausal, int kMTiles, int kNTiles>
+__device__ __forceinline__ void mask_scores(float (&acc)[kMTiles][kNTiles][4], int key_end,
+                                            int diag) {
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < kNTiles; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int key = nt * 8 + e % 2;
+        if (key >= key_end || (kCausal && key > diag + mt * 16 + (e / 2) * 8))
+          acc[mt][nt][e] = -INFINITY;
+      }
 }
 
 }  // namespace sdpa::sm80

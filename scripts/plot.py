@@ -3,8 +3,9 @@
 
 Writes, into --out:
   tflops.png          TFLOP/s against sequence length, one line per backend (log axes)
-  kernel-time.png     GPU time per forward split by kernel category, per backend and shape
-                      (needs results with a kernel profile, schema version 2 or later)
+  kernel-time.png     each kernel category's share of the GPU time per forward, per backend and
+                      shape, the total above each bar (needs results with a kernel profile,
+                      schema version 2 or later)
   kernels.png         kernels per forward, per backend and shape (same)
 
 Needs python3 with matplotlib only (Debian: python3-matplotlib).
@@ -77,19 +78,26 @@ def profiled_cases(results):
 
 
 def plot_kernel_time(cases, out):
+    # Shares on a linear axis: stacked bars on a log axis would stretch the small categories.
     categories = sorted({k["category"] for c in cases for k in c["profile"]["kernels"]})
     labels = [f"{c['backend']}\n{shape_label(c['problem'])}" for c in cases]
+    times = {category: [sum(k["per_forward"] * k["mean_us"] for k in c["profile"]["kernels"] if k["category"] == category) / 1000
+                        for c in cases]
+             for category in categories}
+    totals = [sum(times[category][i] for category in categories) for i in range(len(cases))]
+    positions = range(len(cases))  # one bar per case, even where two files hold the same label
     fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(cases)), 5.5))
     bottom = [0.0] * len(cases)
     for category in categories:
-        heights = [sum(k["per_forward"] * k["mean_us"] for k in c["profile"]["kernels"] if k["category"] == category) / 1000
-                   for c in cases]
-        ax.bar(labels, heights, bottom=bottom, label=category)
-        bottom = [b + h for b, h in zip(bottom, heights)]
-    ax.set_yscale("log")
-    ax.set_ylim(bottom=min(b for b in bottom if b > 0) / 2)
-    ax.set_ylabel("GPU time per forward (ms)")
-    ax.set_title("Where the time goes: kernel time per forward by category")
+        shares = [100 * t / total if total > 0 else 0 for t, total in zip(times[category], totals)]
+        ax.bar(positions, shares, bottom=bottom, label=category)
+        bottom = [b + s for b, s in zip(bottom, shares)]
+    for x, total in zip(positions, totals):
+        ax.annotate(f"{total:.3g} ms", (x, 100), xytext=(0, 3), textcoords="offset points", ha="center", fontsize=7)
+    ax.set_xticks(positions, labels)
+    ax.set_ylim(0, 108)
+    ax.set_ylabel("share of kernel time per forward (%)")
+    ax.set_title("Where the time goes: kernel time per forward by category (total above each bar)")
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.tick_params(axis="x", labelsize=7)
     fig.tight_layout()

@@ -7,7 +7,7 @@ build=${BUILD:-build}
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 sanitizer=${SANITIZER:-compute-sanitizer}
 cases=(--backend "${BACKENDS:-all}" --batch 1 --heads 4 --kv-heads 2 --seq 17,127 --seq-kv 17,130
-       --head-dim 64,128 --dtype bf16,fp16 --causal --warmup 0 --samples 1)
+       --head-dim 64,128 --dtype bf16,fp16 --causal --warmup 0 --min-samples 1 --min-time 0)
 status=0
 for tool in memcheck racecheck; do
   echo "== $tool"

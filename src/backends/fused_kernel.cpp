@@ -1,16 +1,16 @@
 #include "backends/fused_kernel.h"
 
-#include <climits>
+#include <fmt/format.h>
 
-#include "gpu/problem_shape.h"
 #include "gpu/check.h"
+#include "gpu/problem_shape.h"
 
 namespace sdpa {
 namespace {
 
 class FusedBackend final : public Backend {
  public:
-  explicit FusedBackend(const FusedKernel& kernel) : kernel_(kernel) {}
+  explicit FusedBackend(const FusedForwardKernel& kernel) : kernel_(kernel) {}
 
   void prepare(const Problem& problem, cudaStream_t) override {
     shape_ = attention_shape(problem);
@@ -18,35 +18,67 @@ class FusedBackend final : public Backend {
   }
 
   void run(const AttentionTensors& t, cudaStream_t stream) override {
-    SDPA_CHECK_CUDA(kernel_.launch(dtype_, shape_, t.q, t.k, t.v, t.o, stream));
+    SDPA_CHECK_CUDA(kernel_.launch({dtype_, shape_, t.q, t.k, t.v, t.o, stream}));
   }
 
  private:
-  FusedKernel kernel_;
+  const FusedForwardKernel& kernel_;
   AttentionShape shape_{};
   DType dtype_ = DType::bf16;
 };
 
+// "64, 128" with sep ", ", or "64 and 128" with last_sep " and ".
+std::string join_head_dims(const FusedKernelLimits& limits, const char* sep, const char* last_sep) {
+  std::string out;
+  for (std::size_t i = 0; i < limits.head_dims.size(); ++i) {
+    if (i > 0) out += i + 1 == limits.head_dims.size() ? last_sep : sep;
+    out += std::to_string(limits.head_dims[i].head_dim);
+  }
+  return out;
+}
+
+std::optional<std::string> shape_reason(FusedLimit broken, const FusedKernelLimits& limits,
+                                        int64_t head_dim) {
+  switch (broken) {
+    case FusedLimit::none:
+      return std::nullopt;
+    case FusedLimit::head_dim:
+      return fmt::format("head dim {} not built: {} and only {} are instantiated", head_dim,
+                         limits.head_dim_rule, join_head_dims(limits, ", ", " and "));
+    case FusedLimit::empty:
+      return "an empty sequence or no key/value heads";
+    case FusedLimit::head_groups:
+      return "the key/value heads do not divide the query heads";
+    case FusedLimit::seq_len:
+      return "sequence longer than 2^31 - 1";
+    case FusedLimit::grid:
+      return fmt::format("more than {} heads or batches (grid y / z)", limits.max_grid_yz);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
-std::unique_ptr<Backend> make_fused_backend(const FusedKernel& kernel) {
+std::unique_ptr<Backend> make_fused_backend(const FusedForwardKernel& kernel) {
   return std::make_unique<FusedBackend>(kernel);
 }
 
-std::optional<std::string> fused_unsupported(const FusedKernel& kernel, const Problem& p,
+std::optional<std::string> fused_unsupported(const FusedKernelLimits& limits, const Problem& p,
                                              const DeviceInfo& device) {
-  if (!kernel.supports_head_dim(p.head_dim))
-    return "head dim " + std::to_string(p.head_dim) +
-           " not built: the kernel's swizzled tiles need a multiple of 64 and only 64 and 128 are "
-           "instantiated";
-  if (device.arch() < 80) return "needs sm_80 or newer (mma.sync m16n8k16 with bf16, cp.async)";
-  const int smem = kernel.smem_bytes(p.head_dim);
+  const FusedLimit broken = broken_limit(limits, attention_shape(p));
+  // A head dim that is not built has no shared-memory size to check against the device.
+  if (broken == FusedLimit::head_dim) return shape_reason(broken, limits, p.head_dim);
+  if (device.arch() < limits.min_arch)
+    return fmt::format("needs sm_{} or newer ({})", limits.min_arch, limits.arch_needs);
+  const int smem = limits.find(p.head_dim)->smem_bytes;
   if (device.shared_per_block_optin < static_cast<std::size_t>(smem))
-    return "needs " + std::to_string(smem / 1024) + " KB of shared memory per block, the device has " +
-           std::to_string(device.shared_per_block_optin / 1024);
-  if (p.seq_q > INT_MAX || p.seq_kv > INT_MAX) return "sequence longer than 2^31 - 1";
-  if (p.heads > 65535 || p.batch > 65535) return "more than 65535 heads or batches (grid y / z)";
-  return std::nullopt;
+    return fmt::format("needs {} KB of shared memory per block, the device has {}", smem / 1024,
+                       device.shared_per_block_optin / 1024);
+  return shape_reason(broken, limits, p.head_dim);
+}
+
+FusedListing fused_listing(const FusedKernelLimits& limits) {
+  return {join_head_dims(limits, ", ", ", "), fmt::format("sm_{}+", limits.min_arch)};
 }
 
 }  // namespace sdpa

@@ -1,28 +1,47 @@
-// The host side our fused kernels share: one launch per forward, no workspace, and the same
-// support checks (head dims compiled in, architecture, shared memory, grid limits).
+// The one way to declare a backend that is one of our fused kernels: one launch per forward, no
+// workspace, and what `list` prints and unsupported() answers read from the kernel's limits
+// (kernels/fused_forward.h), the same limits its launcher checks.
 #pragma once
 
-#include <cuda_runtime_api.h>
-
-#include <cstdint>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
-#include "attention_shape.h"
 #include "backends/backend.h"
+#include "fused_forward.h"
 
 namespace sdpa {
 
-struct FusedKernel {
-  bool (*supports_head_dim)(int64_t head_dim);
-  int (*smem_bytes)(int64_t head_dim);
-  cudaError_t (*launch)(DType t, const AttentionShape& shape, const void* q, const void* k,
-                        const void* v, void* o, cudaStream_t s);
-};
-
-std::unique_ptr<Backend> make_fused_backend(const FusedKernel& kernel);
-std::optional<std::string> fused_unsupported(const FusedKernel& kernel, const Problem& p,
+std::unique_ptr<Backend> make_fused_backend(const FusedForwardKernel& kernel);
+std::optional<std::string> fused_unsupported(const FusedKernelLimits& limits, const Problem& p,
                                              const DeviceInfo& device);
+
+// What `list` prints of a fused kernel: its head dims ("64, 128") and architectures ("sm_80+").
+struct FusedListing {
+  std::string head_dims;
+  std::string archs;
+};
+FusedListing fused_listing(const FusedKernelLimits& limits);
+
+template <const FusedForwardKernel& kKernel>
+BackendEntry fused_backend_entry(std::string_view name, std::string_view summary) {
+  static const FusedListing listing = fused_listing(kKernel.limits);
+  return {
+      .name = name,
+      .summary = summary,
+      .dtypes = "bf16, fp16",
+      .head_dims = listing.head_dims,
+      .archs = listing.archs,
+      .not_built_reason = "",
+      .unsupported =
+          [](const Problem& p, const DeviceInfo& device) {
+            return fused_unsupported(kKernel.limits, p, device);
+          },
+      .workspace_bytes = [](const Problem&) -> std::size_t { return 0; },
+      .create = [](const std::string&) { return make_fused_backend(kKernel); },
+  };
+}
 
 }  // namespace sdpa

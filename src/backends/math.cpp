@@ -7,7 +7,7 @@
 #include "gpu/device_buffer.h"
 #include "elementwise.h"
 #include "softmax.h"
-#include "backends/unfused_limits.h"
+#include "backends/unfused.h"
 
 namespace sdpa {
 namespace {
@@ -106,18 +106,12 @@ std::size_t math_workspace(const Problem& p) {
 }  // namespace
 
 const BackendEntry& math_backend_entry() {
-  static const BackendEntry entry{
-      .name = "math",
-      .summary = "PyTorch's math path: fp32 upcast, mask rebuilt per call, fp32 SIMT GEMMs, "
-                 "safe softmax",
-      .dtypes = "bf16, fp16",
-      .head_dims = "any",
-      .archs = "sm_80+",
-      .not_built_reason = "",
-      .unsupported = unfused_unsupported,
-      .workspace_bytes = math_workspace,
-      .create = [](const std::string&) { return std::unique_ptr<Backend>(new MathBackend()); },
-  };
+  static const BackendEntry entry = unfused_backend_entry(
+      "math",
+      "PyTorch's math path: fp32 upcast, mask rebuilt per call, fp32 SIMT GEMMs, safe softmax",
+      math_workspace, [](const std::string&) -> std::unique_ptr<Backend> {
+        return std::make_unique<MathBackend>();
+      });
   return entry;
 }
 

@@ -7,7 +7,7 @@
 #include "gpu/device_buffer.h"
 #include "elementwise.h"
 #include "softmax.h"
-#include "backends/unfused_limits.h"
+#include "backends/unfused.h"
 
 namespace sdpa {
 namespace {
@@ -71,33 +71,22 @@ std::size_t naive_workspace(const Problem& p) {
 }  // namespace
 
 const BackendEntry& naive_backend_entry() {
-  static const BackendEntry entry{
-      .name = "naive",
-      .summary = "unfused: 16-bit GEMMs on tensor cores, scale, out-of-place masked fill "
-                 "(copy + fill), softmax",
-      .dtypes = "bf16, fp16",
-      .head_dims = "any",
-      .archs = "sm_80+",
-      .not_built_reason = "",
-      .unsupported = unfused_unsupported,
-      .workspace_bytes = naive_workspace,
-      .create = [](const std::string&) { return std::unique_ptr<Backend>(new NaiveBackend(MaskedFill::out_of_place)); },
-  };
+  static const BackendEntry entry = unfused_backend_entry(
+      "naive",
+      "unfused: 16-bit GEMMs on tensor cores, scale, out-of-place masked fill (copy + fill), "
+      "softmax",
+      naive_workspace, [](const std::string&) -> std::unique_ptr<Backend> {
+        return std::make_unique<NaiveBackend>(MaskedFill::out_of_place);
+      });
   return entry;
 }
 
 const BackendEntry& naive_inplace_backend_entry() {
-  static const BackendEntry entry{
-      .name = "naive-inplace",
-      .summary = "as naive, with an in-place masked fill (no copy of the scores)",
-      .dtypes = "bf16, fp16",
-      .head_dims = "any",
-      .archs = "sm_80+",
-      .not_built_reason = "",
-      .unsupported = unfused_unsupported,
-      .workspace_bytes = naive_workspace,
-      .create = [](const std::string&) { return std::unique_ptr<Backend>(new NaiveBackend(MaskedFill::in_place)); },
-  };
+  static const BackendEntry entry = unfused_backend_entry(
+      "naive-inplace", "as naive, with an in-place masked fill (no copy of the scores)",
+      naive_workspace, [](const std::string&) -> std::unique_ptr<Backend> {
+        return std::make_unique<NaiveBackend>(MaskedFill::in_place);
+      });
   return entry;
 }
 

@@ -1,6 +1,5 @@
 #include "measure/ceilings.h"
 
-#include <algorithm>
 #include <vector>
 
 #include <fmt/format.h>
@@ -10,6 +9,7 @@
 #include "gpu/device_buffer.h"
 #include "random_fill.h"
 #include "io/time_text.h"
+#include "measure/sample_stats.h"
 
 namespace sdpa {
 namespace {
@@ -33,8 +33,7 @@ double median_ms(cudaStream_t stream, Work&& work) {
     SDPA_CHECK_CUDA(cudaEventSynchronize(stop.get()));
     SDPA_CHECK_CUDA(cudaEventElapsedTime(&m, start.get(), stop.get()));
   }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return summarize(std::vector<double>(ms.begin(), ms.end())).median;
 }
 
 // C = A * B on square matrices of random data (zeros run faster than real data would).

@@ -1,6 +1,5 @@
 #include "measure/timing.h"
 
-#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -13,11 +12,6 @@ namespace sdpa {
 namespace {
 
 constexpr long long kProbeCycles = 20000;  // ~10 us at 2 GHz
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values.empty() ? 0.0 : values[values.size() / 2];
-}
 
 }  // namespace
 
@@ -83,7 +77,7 @@ TimingStats time_forward(const std::function<void(cudaStream_t)>& forward, cudaS
   TimingStats t = timing_from_samples(kept.empty() ? throttled : kept, options);
   t.converged = decision == StopDecision::converged;
   t.throttled_dropped = kept.empty() ? 0 : static_cast<int>(throttled.size());
-  t.sm_clock_mhz = median_of(clocks);
+  t.sm_clock_mhz = clocks.empty() ? 0.0 : summarize(clocks).median;
   return t;
 }
 

@@ -48,7 +48,7 @@ struct MemcpyGroup {
   uint64_t total_ns = 0;
 };
 
-KernelProfile summarize(const KernelGroup& g, std::size_t forwards, const std::optional<ArchLimits>& arch,
+KernelProfile kernel_profile(const KernelGroup& g, std::size_t forwards, const std::optional<ArchLimits>& arch,
                         int sm_count) {
   const KernelRecord& k = *g.first;
   KernelProfile p;
@@ -161,7 +161,7 @@ CaseProfile analyze_activity(const ActivityRecords& records, const std::vector<F
     if (last_end[i] > windows[i].start) profile.forwards[i].wall_us = static_cast<double>(last_end[i] - windows[i].start) / 1e3;
 
   const double n = static_cast<double>(forwards.size());
-  for (const KernelGroup& g : kernel_groups) profile.kernels.push_back(summarize(g, forwards.size(), arch, sm_count));
+  for (const KernelGroup& g : kernel_groups) profile.kernels.push_back(kernel_profile(g, forwards.size(), arch, sm_count));
   for (const MemcpyGroup& g : memcpy_groups)
     profile.memcpys.push_back(MemcpyProfile{g.kind, g.copies / n, static_cast<double>(g.bytes) / n,
                                             static_cast<double>(g.total_ns) / g.copies / 1e3});

@@ -1,5 +1,5 @@
 // The occupancy calculator against values worked out by hand from each architecture's limits
-// (and, for sm_90, against Nsight Compute on the H200: DESIGN.md's occupancy table).
+// (and, for sm_90, against Nsight Compute on the H200: docs/DESIGN.md's occupancy table).
 #include <gtest/gtest.h>
 
 #include "profile/occupancy.h"
@@ -87,7 +87,7 @@ TEST(Occupancy, KnownValuesSm89) {
 }
 
 TEST(Occupancy, PyTorchFlashOnSm90) {
-  // DESIGN.md: 128 threads, 255 registers, 48 KB dynamic -> 12.5%, 2 blocks by registers; the
+  // docs/DESIGN.md: 128 threads, 255 registers, 48 KB dynamic -> 12.5%, 2 blocks by registers; the
   // 1024 CTAs of B8 H16 S1024 exceed 2 per SM, so the profiler prints 13% too.
   const OccupancyEstimate e = estimate(9, 0, launch(128, 255, 48 * kKiB, 1024));
   EXPECT_EQ(e.blocks_per_sm, 2);
@@ -104,7 +104,7 @@ TEST(Occupancy, PyTorchFlashOnSm90) {
 }
 
 TEST(Occupancy, CudnnOnSm90ShowsZeroInTheProfiler) {
-  // DESIGN.md: 384 threads, 168 registers, 134 KB dynamic, 132 persistent CTAs -> 18.75%.
+  // docs/DESIGN.md: 384 threads, 168 registers, 134 KB dynamic, 132 persistent CTAs -> 18.75%.
   const OccupancyEstimate e = estimate(9, 0, launch(384, 168, 134 * kKiB, 132));
   EXPECT_EQ(e.blocks_per_sm, 1);
   EXPECT_DOUBLE_EQ(e.theoretical, 0.1875);

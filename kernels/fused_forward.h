@@ -1,0 +1,71 @@
+// What the host sees of a fused attention kernel (flash, efficient): the arguments of one
+// forward, and the limits the kernel accepts, stated once beside its traits. The launcher
+// refuses a shape outside them (cudaErrorInvalidValue); the backend's unsupported() says why,
+// from the same limits.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <span>
+
+#include "attention_shape.h"
+#include "dtype.h"
+
+namespace sdpa {
+
+// O = softmax(scale * Q K^T [causal mask]) V on `stream`. Q, O: [B, Hq, Sq, D]; K, V:
+// [B, Hkv, Skv, D]; all contiguous.
+struct FusedForward {
+  DType dtype;
+  AttentionShape shape;
+  const void* q;
+  const void* k;
+  const void* v;
+  void* o;
+  cudaStream_t stream;
+};
+
+// A head dim the kernel is compiled for, and the dynamic shared memory one CTA asks for there.
+struct FusedHeadDim {
+  int head_dim;
+  int smem_bytes;
+};
+
+// Every fused kernel keeps positions in 32-bit ints.
+inline constexpr int64_t kFusedMaxSeqLen = INT32_MAX;
+
+struct FusedKernelLimits {
+  std::span<const FusedHeadDim> head_dims;  // ascending
+  const char* head_dim_rule;                // why other head dims are not built
+  int min_arch;                             // 80 for sm_80
+  const char* arch_needs;                   // what the kernel uses from that architecture
+  int64_t max_grid_yz;                      // heads run on grid y, batches on grid z
+
+  const FusedHeadDim* find(int64_t head_dim) const {
+    for (const FusedHeadDim& h : head_dims)
+      if (h.head_dim == head_dim) return &h;
+    return nullptr;
+  }
+};
+
+// The limits of a shape alone (the device's, architecture and shared memory, are the backend's
+// to check), in the order the backend reports them.
+enum class FusedLimit { none, head_dim, empty, head_groups, seq_len, grid };
+
+inline FusedLimit broken_limit(const FusedKernelLimits& limits, const AttentionShape& s) {
+  if (limits.find(s.head_dim) == nullptr) return FusedLimit::head_dim;
+  if (s.seq_q < 1 || s.seq_kv < 1 || s.kv_heads < 1) return FusedLimit::empty;
+  if (s.heads % s.kv_heads != 0) return FusedLimit::head_groups;
+  if (s.seq_q > kFusedMaxSeqLen || s.seq_kv > kFusedMaxSeqLen) return FusedLimit::seq_len;
+  if (s.heads > limits.max_grid_yz || s.batch > limits.max_grid_yz) return FusedLimit::grid;
+  return FusedLimit::none;
+}
+
+struct FusedForwardKernel {
+  FusedKernelLimits limits;
+  // cudaErrorInvalidValue where broken_limit() is not none, else the launch's cudaGetLastError().
+  cudaError_t (*launch)(const FusedForward& forward);
+};
+
+}  // namespace sdpa

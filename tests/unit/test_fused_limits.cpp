@@ -1,0 +1,89 @@
+// The fused kernels' limits are stated once: the backend's unsupported() and the launcher read
+// the same ones. Checked without a GPU: the launcher refuses before any CUDA call.
+#include <gtest/gtest.h>
+
+#include "backends/efficient.h"
+#include "backends/flash.h"
+#include "efficient_fwd.h"
+#include "flash_fwd.h"
+
+namespace sdpa {
+namespace {
+
+Problem problem(int64_t head_dim) {
+  Problem p;
+  p.batch = 2;
+  p.heads = 4;
+  p.kv_heads = 2;
+  p.seq_q = 1000;
+  p.seq_kv = 1000;
+  p.head_dim = head_dim;
+  return p;
+}
+
+DeviceInfo h200() {
+  DeviceInfo d;
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.shared_per_block_optin = 227 * 1024;
+  return d;
+}
+
+cudaError_t launch(const FusedForwardKernel& kernel, const Problem& p) {
+  const AttentionShape shape{p.batch,  p.heads,    p.kv_heads, p.seq_q,
+                             p.seq_kv, p.head_dim, p.causal,   0.125f};
+  return kernel.launch({DType::bf16, shape, nullptr, nullptr, nullptr, nullptr, nullptr});
+}
+
+TEST(FusedLimits, ListShowsTheInstantiatedHeadDims) {
+  for (const BackendEntry* e : {&flash_backend_entry(), &efficient_backend_entry()}) {
+    EXPECT_EQ(e->head_dims, "64, 128") << e->name;
+    EXPECT_EQ(e->archs, "sm_80+") << e->name;
+  }
+}
+
+TEST(FusedLimits, UnbuiltHeadDimIsSkippedWithTheReasonAndRefusedByTheLauncher) {
+  EXPECT_EQ(flash_backend_entry().unsupported(problem(96), h200()),
+            "head dim 96 not built: the kernel's swizzled tiles need a multiple of 64 and only 64 "
+            "and 128 are instantiated");
+  EXPECT_EQ(launch(kFlashForward, problem(96)), cudaErrorInvalidValue);
+  EXPECT_EQ(launch(kEfficientForward, problem(96)), cudaErrorInvalidValue);
+}
+
+TEST(FusedLimits, DeviceLimitsComeFromTheKernel) {
+  DeviceInfo a100 = h200();
+  a100.cc_major = 8;
+  EXPECT_EQ(efficient_backend_entry().unsupported(problem(64), a100), std::nullopt);
+  DeviceInfo turing = h200();
+  turing.cc_major = 7;
+  turing.cc_minor = 5;
+  EXPECT_EQ(flash_backend_entry().unsupported(problem(64), turing),
+            "needs sm_80 or newer (mma.sync m16n8k16 with bf16, cp.async)");
+  DeviceInfo small = h200();
+  small.shared_per_block_optin = 48 * 1024;
+  const auto why = flash_backend_entry().unsupported(problem(128), small);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("KB of shared memory per block, the device has 48"), std::string::npos)
+      << *why;
+}
+
+TEST(FusedLimits, GridLimitIsSharedByBackendAndLauncher) {
+  Problem p = problem(64);
+  p.heads = p.kv_heads = 70000;
+  EXPECT_EQ(flash_backend_entry().unsupported(p, h200()),
+            "more than 65535 heads or batches (grid y / z)");
+  EXPECT_EQ(launch(kFlashForward, p), cudaErrorInvalidValue);
+  EXPECT_EQ(launch(kEfficientForward, p), cudaErrorInvalidValue);
+}
+
+TEST(FusedLimits, SupportedShapePasses) {
+  for (const int64_t d : {64, 128})
+    for (const FusedForwardKernel* k : {&kFlashForward, &kEfficientForward}) {
+      const AttentionShape s{2, 4, 2, 1000, 1000, d, true, 0.125f};
+      EXPECT_EQ(broken_limit(k->limits, s), FusedLimit::none);
+      EXPECT_GT(k->limits.find(d)->smem_bytes, 0);
+    }
+}
+
+}  // namespace
+}  // namespace sdpa
