@@ -102,7 +102,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   }
   report.config = o.config;
   report.environment = Environment{kToolVersion, kGitSha, o.command_line, host_name(), utc_now_iso8601(),
-                                   o.config.seed ? *o.config.seed : std::random_device{}(), device, {}, {}};
+                                   o.config.seed ? *o.config.seed : std::random_device{}(), device, {}, {}, {}};
   progress << fmt::format("{} ({} SMs, {}), driver {}, CUDA runtime {}, seed {}\n", device.name,
                           device.sm_count, gib_text(device.total_memory), version_text(device.driver_version),
                           version_text(device.runtime_version), report.environment.seed);

@@ -82,6 +82,7 @@ TimingStats time_forward(const std::function<void(cudaStream_t)>& forward, cudaS
   t.converged = decision == StopDecision::converged;
   t.throttled_dropped = kept.empty() ? 0 : static_cast<int>(throttled.size());
   t.sm_clock_mhz = median_of(clocks);
+  t.sm_clock_peak_mhz = device.sm_clock_khz / 1000.0;
   return t;
 }
 

@@ -75,8 +75,39 @@ Problem problem_from_json(const json& j) {
   return p;
 }
 
+json optional_to_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+std::optional<double> optional_from_json(const json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+  return j[key].get<double>();
+}
+
+json power_to_json(const PowerSummary& p) {
+  json j{{"mean_w", optional_to_json(p.mean_w)},
+         {"highest_w", optional_to_json(p.highest_w)},
+         {"limit_w", optional_to_json(p.limit_w)},
+         {"temperature_c", optional_to_json(p.temperature_c)},
+         {"sm_clock_mhz", optional_to_json(p.sm_clock_mhz)},
+         {"readings", p.readings}};
+  j["clock_event_reasons"] = p.reasons ? json(clock_reason_ids(*p.reasons)) : json(nullptr);
+  j["clock_event_mask"] = p.reasons ? json(*p.reasons) : json(nullptr);
+  return j;
+}
+
+PowerSummary power_from_json(const json& j) {
+  PowerSummary p;
+  p.mean_w = optional_from_json(j, "mean_w");
+  p.highest_w = optional_from_json(j, "highest_w");
+  p.limit_w = optional_from_json(j, "limit_w");
+  p.temperature_c = optional_from_json(j, "temperature_c");
+  p.sm_clock_mhz = optional_from_json(j, "sm_clock_mhz");
+  p.readings = j.value("readings", 0);
+  if (j.contains("clock_event_mask") && !j["clock_event_mask"].is_null()) p.reasons = j["clock_event_mask"].get<uint64_t>();
+  return p;
+}
+
 json timing_to_json(const TimingStats& t) {
-  return json{{"warmup", t.warmup},
+  json j{{"warmup", t.warmup},
               {"samples", t.samples},
               {"median_ms", t.median_ms},
               {"mean_ms", t.mean_ms},
@@ -88,7 +119,12 @@ json timing_to_json(const TimingStats& t) {
               {"converged", t.converged},
               {"cold_cache", t.cold_cache},
               {"throttled_dropped", t.throttled_dropped},
-              {"sm_clock_mhz", t.sm_clock_mhz}};
+              {"sm_clock_mhz", t.sm_clock_mhz},
+              {"sm_clock_peak_mhz", t.sm_clock_peak_mhz}};
+  // An estimate (the median at the peak SM clock, for a compute-bound kernel); not read back.
+  if (const double ms = clock_normalized_ms(t); ms > 0) j["clock_normalized_ms"] = ms;
+  if (t.power) j["power"] = power_to_json(*t.power);
+  return j;
 }
 
 TimingStats timing_from_json(const json& t) {
@@ -107,6 +143,8 @@ TimingStats timing_from_json(const json& t) {
   s.cold_cache = t.value("cold_cache", false);
   s.throttled_dropped = t.value("throttled_dropped", 0);
   s.sm_clock_mhz = t.value("sm_clock_mhz", 0.0);
+  s.sm_clock_peak_mhz = t.value("sm_clock_peak_mhz", 0.0);  // older files: the device's, filled in below
+  if (t.contains("power")) s.power = power_from_json(t["power"]);
   return s;
 }
 
@@ -141,6 +179,10 @@ json case_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilings) 
     j["timing"] = timing_to_json(*c.timing);
     j["tflops"] = c.tflops();
     j["roofline"] = roofline_to_json(c, ceilings);
+    // What the timing pass shows (the SM clock): derived from "timing", not read back.
+    json findings = json::array();
+    for (const Finding& f : clock_findings(*c.timing)) findings.push_back({{"rule", f.rule}, {"text", f.text}});
+    j["findings"] = findings;
   }
   if (c.measured_bytes > 0) j["measured_bytes"] = c.measured_bytes;
   if (!c.setup.empty()) {
@@ -202,6 +244,7 @@ json report_to_json(const RunReport& r) {
   env["device"] = e.device ? device_to_json(*e.device) : json(nullptr);
   env["profiler"] = {{"enabled", e.profiler.enabled}, {"description", e.profiler.description}};
   env["ceilings"] = e.ceilings ? ceilings_to_json(*e.ceilings) : json(nullptr);
+  env["power"] = {{"enabled", e.power.enabled}, {"description", e.power.description}};
   json cases = json::array();
   for (const CaseResult& c : r.cases) cases.push_back(case_to_json(c, e.ceilings));
   return json{{"schema", "sdpa-prof/result"},
@@ -232,10 +275,16 @@ RunReport report_from_json(const json& j) {
       r.environment.profiler = Profiler{env["profiler"].at("enabled").get<bool>(),
                                         env["profiler"].at("description").get<std::string>()};
     if (env.contains("ceilings") && !env["ceilings"].is_null()) r.environment.ceilings = ceilings_from_json(env["ceilings"]);
+    if (env.contains("power"))
+      r.environment.power = PowerSource{env["power"].at("enabled").get<bool>(), env["power"].at("description").get<std::string>()};
     json config = j.at("config");
     config.erase("samples");  // schema 1 and 2 had a fixed sample count; schema 3 samples to a noise target
     r.config = parse_config(config.dump(), "the result's config");
     for (const json& c : j.at("cases")) r.cases.push_back(case_from_json(c));
+    // Results before the peak clock was recorded per case: the device's peak is the same figure.
+    const double device_peak_mhz = r.environment.device ? r.environment.device->sm_clock_khz / 1000.0 : 0.0;
+    for (CaseResult& c : r.cases)
+      if (c.timing && c.timing->sm_clock_peak_mhz == 0) c.timing->sm_clock_peak_mhz = device_peak_mhz;
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("malformed sdpa-prof result: {}", e.what()));
