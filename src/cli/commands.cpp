@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gpu/nvml.h"
 #include "io/atomic_file.h"
 #include "io/ceilings_file.h"
 #include "measure/ceilings.h"
@@ -100,6 +101,10 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     progress << "sdpa-prof: " << error << "\n";
     return kExitGpuFailed;
   }
+  std::string nvml_why;
+  const std::unique_ptr<Nvml> nvml = Nvml::open(device.uuid, nvml_why);
+  if (nvml && device.sm_clock_khz == 0)  // the runtime did not say: NVML's peak is the same figure
+    device.sm_clock_khz = static_cast<int>(1000 * nvml->max_sm_clock_mhz().value_or(0));
   report.config = o.config;
   report.environment = Environment{kToolVersion, kGitSha, o.command_line, host_name(), utc_now_iso8601(),
                                    o.config.seed ? *o.config.seed : std::random_device{}(), device, {}, {}, {}};
@@ -115,8 +120,14 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     profiler_info.description = "--no-profile";
   }
   progress << fmt::format("profile: {}{}\n", profiler_info.enabled ? "" : "off, timing only: ", profiler_info.description);
+  report.environment.power = nvml ? PowerSource{true, nvml->description()} : PowerSource{false, nvml_why};
+  progress << (nvml ? fmt::format("power: {}\n", nvml->description())
+                    : fmt::format("power: off: {}; SM clocks are still measured, but not power, temperature "
+                                  "or why the clock drops\n",
+                                  nvml_why));
   report.environment.ceilings = cached_or_measured_ceilings(device, progress);
-  const TimingOptions timing{o.config.warmup, o.config.hot, o.config.stopping};
+  TimingOptions timing{o.config.warmup, o.config.hot, o.config.stopping};
+  timing.nvml = nvml.get();
 
   std::size_t done = 0;
   HostStopwatch case_clock;  // the case's whole time: setup, verification, profile, timing
