@@ -30,6 +30,7 @@ struct CliOptions {
   std::string md_path;   // run, compare: Markdown output
   std::string csv_path;  // run: CSV output
   bool strict_env = false;
+  bool strict_clock = false;  // compare: a slowdown the lower SM clock explains is a regression anyway
   std::string format = "table";    // report: table, md or csv
 };
 

@@ -188,7 +188,7 @@ int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   const RunReport next = load_report(o.files.at(1));
   if (!o.md_path.empty()) check_writable(o.md_path);
   if (!o.json_path.empty()) check_writable(o.json_path);
-  const Comparison comparison = compare_reports(base, next, o.threshold);
+  const Comparison comparison = compare_reports(base, next, o.threshold, o.strict_clock);
   if (o.strict_env && !comparison.environment_differences.empty()) {
     for (const std::string& d : comparison.environment_differences) err << "environment differs: " << d << "\n";
     throw InputError("--strict-env: the two results come from different devices or library versions");
