@@ -129,6 +129,8 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   file_options.push_back(compare->add_option("--json", o.json_path, "also write the comparison as JSON"));
   compare->add_flag("--strict-env", o.strict_env, "refuse results from different devices or library versions");
   compare->add_flag("--allow-empty", o.allow_empty, "accept two results with no case in common (exit 0)");
+  compare->add_flag("--strict-clock", o.strict_clock,
+                    "count a slowdown that the new run's lower SM clock explains as a regression");
   report->add_option("file", o.files, "a result file written by --json")->required()->expected(1);
   report->add_option("--format", o.format, "table, md or csv")->check(CLI::IsMember({"table", "md", "csv"}));
   report->add_flag("--kernels", o.kernels, "with the table, each case's kernels, copies and occupancy");

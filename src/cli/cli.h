@@ -33,6 +33,7 @@ struct CliOptions {
   std::string csv_path;  // run: CSV output
   bool strict_env = false;
   bool allow_empty = false;  // compare: two files with no case in common is not an error
+  bool strict_clock = false;  // compare: a slowdown the lower SM clock explains is a regression anyway
   std::string format = "table";    // report: table, md or csv
 };
 

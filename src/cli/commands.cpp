@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "gpu/nvml.h"
 #include "io/atomic_file.h"
 #include "io/ceilings_file.h"
 #include "io/json_input.h"
@@ -112,9 +113,13 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     progress << "sdpa-prof: " << error << "\n";
     return kExitGpuFailed;
   }
+  std::string nvml_why;
+  const std::unique_ptr<Nvml> nvml = Nvml::open(device.uuid, nvml_why);
+  if (nvml && device.sm_clock_khz == 0)  // the runtime did not say: NVML's peak is the same figure
+    device.sm_clock_khz = static_cast<int>(1000 * nvml->max_sm_clock_mhz().value_or(0));
   report.config = o.config;
   report.environment = Environment{kToolVersion, kGitSha, o.command_line, host_name(), utc_now_iso8601(),
-                                   o.config.seed ? *o.config.seed : std::random_device{}(), device, {}, {}};
+                                   o.config.seed ? *o.config.seed : std::random_device{}(), device, {}, {}, {}};
   progress << fmt::format("{} ({} SMs, {}), driver {}, CUDA runtime {}, seed {}\n", device.name,
                           device.sm_count, gib_text(device.total_memory), version_text(device.driver_version),
                           version_text(device.runtime_version), report.environment.seed);
@@ -127,6 +132,11 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     profiler_info.description = "--no-profile";
   }
   progress << fmt::format("profile: {}{}\n", profiler_info.enabled ? "" : "off, timing only: ", profiler_info.description);
+  report.environment.power = nvml ? PowerSource{true, nvml->description()} : PowerSource{false, nvml_why};
+  progress << (nvml ? fmt::format("power: {}\n", nvml->description())
+                    : fmt::format("power: off: {}; SM clocks are still measured, but not power, temperature "
+                                  "or why the clock drops\n",
+                                  nvml_why));
   report.environment.ceilings = cached_or_measured_ceilings(device, progress);
   const InterruptGuard interrupts;
   TimingOptions timing;
@@ -134,6 +144,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   timing.hot = o.config.hot;
   timing.stopping = o.config.stopping;
   timing.stop_requested = [] { return InterruptGuard::signal_seen() != 0; };
+  timing.nvml = nvml.get();
 
   // The cases so far, shared with the watchdog, which saves them if a case hangs.
   std::mutex cases_mutex;
@@ -212,7 +223,7 @@ int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   check_outputs({{"--md", o.md_path}, {"--json", o.json_path}}, o.files);
   const RunReport base = load_report(o.files.at(0));
   const RunReport next = load_report(o.files.at(1));
-  const Comparison comparison = compare_reports(base, next, o.threshold);
+  const Comparison comparison = compare_reports(base, next, o.threshold, o.strict_clock);
   const auto compared = std::count_if(comparison.cases.begin(), comparison.cases.end(), [](const CaseComparison& c) {
     return c.verdict != Verdict::only_in_base && c.verdict != Verdict::only_in_new;
   });

@@ -45,7 +45,29 @@ std::string structural_regression(const CaseResult& base, const CaseResult& next
   return {};
 }
 
-CaseComparison compare_case(const CaseResult& base, const CaseResult& next, double threshold) {
+// Clocks that differ by less than this are not mentioned.
+constexpr double kClockNoteFraction = 0.01;
+
+// The SM clocks of both runs, when both carry one, and the change at equal clocks.
+void compare_clocks(const TimingStats& base, const TimingStats& next, CaseComparison& c) {
+  if (base.sm_clock_mhz <= 0 || next.sm_clock_mhz <= 0) return;
+  c.clock_change = next.sm_clock_mhz / base.sm_clock_mhz - 1.0;
+  c.change_at_equal_clock = (1.0 + c.change) * (1.0 + *c.clock_change) - 1.0;
+}
+
+std::string clock_note(const TimingStats& base, const TimingStats& next, const CaseComparison& c) {
+  if (!c.clock_change || std::abs(*c.clock_change) < kClockNoteFraction) return {};
+  return fmt::format("SM clock {:.0f} -> {:.0f} MHz ({:+.0f}%), at equal clocks {:+.1f}% (estimate)",
+                     base.sm_clock_mhz, next.sm_clock_mhz, 100 * *c.clock_change, 100 * *c.change_at_equal_clock);
+}
+
+// A slowdown that a lower clock explains: at equal clocks the change would not count.
+bool explained_by_clock(const CaseComparison& c, double threshold) {
+  return c.clock_change && *c.clock_change < 0 &&
+         (*c.change_at_equal_clock < threshold || *c.change_at_equal_clock <= c.noise);
+}
+
+CaseComparison compare_case(const CaseResult& base, const CaseResult& next, double threshold, bool strict_clock) {
   CaseComparison c;
   c.backend = next.backend;
   c.problem = next.problem;
@@ -63,6 +85,7 @@ CaseComparison compare_case(const CaseResult& base, const CaseResult& next, doub
   }
   c.change = next.timing->median_ms / base.timing->median_ms - 1.0;
   c.noise = relative_noise(*base.timing) + relative_noise(*next.timing);
+  compare_clocks(*base.timing, *next.timing, c);
   if (std::string structure = structural_regression(base, next); !structure.empty()) {
     c.verdict = c.change > 0 ? Verdict::slower : (c.change < 0 ? Verdict::faster : Verdict::same);
     c.regression = true;
@@ -76,8 +99,11 @@ CaseComparison compare_case(const CaseResult& base, const CaseResult& next, doub
     c.note = fmt::format("the change is inside the runs' noise ({:.1f}%)", 100 * c.noise);
   } else {
     c.verdict = c.change > 0 ? Verdict::slower : Verdict::faster;
-    c.regression = c.verdict == Verdict::slower;
+    if (c.verdict == Verdict::slower && explained_by_clock(c, threshold)) c.verdict = Verdict::slower_clock;
+    c.regression = c.verdict == Verdict::slower || (c.verdict == Verdict::slower_clock && strict_clock);
   }
+  if (const std::string clocks = clock_note(*base.timing, *next.timing, c); !clocks.empty())
+    c.note += (c.note.empty() ? "" : "; ") + clocks;
   return c;
 }
 
@@ -88,9 +114,10 @@ double relative_noise(const TimingStats& t) {
   return t.median_ms > 0 ? (t.max_ms - t.min_ms) / (2.0 * t.median_ms) : 0.0;  // before schema 3
 }
 
-Comparison compare_reports(const RunReport& base, const RunReport& next, double threshold) {
+Comparison compare_reports(const RunReport& base, const RunReport& next, double threshold, bool strict_clock) {
   Comparison out;
   out.threshold = threshold;
+  out.strict_clock = strict_clock;
   out.environment_differences = environment_differences(base.environment, next.environment);
   std::unordered_map<CaseKey, const CaseResult*, CaseKeyHash> base_cases;
   for (const CaseResult& c : base.cases) base_cases[case_key(c.backend, c.problem)] = &c;
@@ -105,7 +132,7 @@ Comparison compare_reports(const RunReport& base, const RunReport& next, double 
       out.cases.push_back(only);
       continue;
     }
-    out.cases.push_back(compare_case(*it->second, c, threshold));
+    out.cases.push_back(compare_case(*it->second, c, threshold, strict_clock));
     base_cases.erase(it);
   }
   for (const CaseResult& c : base.cases) {

@@ -10,6 +10,9 @@ namespace sdpa {
 // schema 3, half its min..max range over the median.
 double relative_noise(const TimingStats& t);
 
-Comparison compare_reports(const RunReport& base, const RunReport& next, double threshold);
+// A slowdown that the new run's lower SM clock explains (both runs carry clocks) is "slower, clock
+// -N%", not a regression, unless `strict_clock`.
+Comparison compare_reports(const RunReport& base, const RunReport& next, double threshold,
+                           bool strict_clock = false);
 
 }  // namespace sdpa

@@ -7,6 +7,7 @@
 #include "clock_probe.h"
 #include "gpu/device_buffer.h"
 #include "measure/l2_flush.h"
+#include "measure/power_monitor.h"
 
 namespace sdpa {
 namespace {
@@ -47,6 +48,8 @@ TimingStats time_forward(const std::function<void(cudaStream_t)>& forward, cudaS
   std::vector<double> kept;
   std::vector<double> clocks;
   std::vector<double> throttled;
+  std::optional<PowerMonitor> power;
+  if (options.nvml != nullptr) power.emplace(*options.nvml);
   const auto began = std::chrono::steady_clock::now();
   StopDecision decision = StopDecision::keep_going;
   while (decision == StopDecision::keep_going) {
@@ -78,6 +81,8 @@ TimingStats time_forward(const std::function<void(cudaStream_t)>& forward, cudaS
   t.converged = decision == StopDecision::converged;
   t.throttled_dropped = kept.empty() ? 0 : static_cast<int>(throttled.size());
   t.sm_clock_mhz = clocks.empty() ? 0.0 : summarize(clocks).median;
+  t.sm_clock_peak_mhz = device.sm_clock_khz / 1000.0;
+  if (power) t.power = power->finish();
   return t;
 }
 

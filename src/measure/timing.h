@@ -1,6 +1,7 @@
 // GPU time of one forward, measured as nvbench does: warm-up; before each sample the L2 is
 // flushed (unless hot) and the SM clock is read; CUDA events around the forward; samples until
-// the median's relative spread falls under the noise target or the time budget runs out.
+// the median's relative spread falls under the noise target or the time budget runs out. NVML,
+// when open, is read meanwhile: power, temperature and why the clock is held down.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "gpu/device_query.h"
+#include "gpu/nvml.h"
 #include "measure/sample_stats.h"
 #include "model/result.h"
 
@@ -23,6 +25,8 @@ struct TimingOptions {
   double throttle_fraction = 0.75;
   // Asked after each sample: true ends sampling there (an interrupt); the samples so far stand.
   std::function<bool()> stop_requested;
+  // When NVML is open: power, temperature and clock-event reasons are read while the samples run.
+  const Nvml* nvml = nullptr;
 };
 
 TimingStats time_forward(const std::function<void(cudaStream_t)>& forward, cudaStream_t stream,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace sdpa {
 
 const char* verdict_name(Verdict v) {
@@ -10,6 +12,8 @@ const char* verdict_name(Verdict v) {
       return "faster";
     case Verdict::slower:
       return "slower";
+    case Verdict::slower_clock:
+      return "slower at a lower clock";
     case Verdict::same:
       return "same";
     case Verdict::unclear:
@@ -22,6 +26,12 @@ const char* verdict_name(Verdict v) {
       return "only in new";
   }
   return "unknown";
+}
+
+std::string verdict_text(const CaseComparison& c) {
+  if (c.verdict == Verdict::slower_clock && c.clock_change)
+    return fmt::format("slower, clock {:+.0f}%", 100 * *c.clock_change);
+  return verdict_name(c.verdict);
 }
 
 bool Comparison::any_regression() const {

@@ -9,7 +9,9 @@
 
 namespace sdpa {
 
-enum class Verdict { faster, slower, same, unclear, not_comparable, only_in_base, only_in_new };
+// slower_clock: slower, but no more than the lower SM clock explains (a regression only under
+// --strict-clock).
+enum class Verdict { faster, slower, slower_clock, same, unclear, not_comparable, only_in_base, only_in_new };
 const char* verdict_name(Verdict v);
 
 struct CaseComparison {
@@ -19,15 +21,23 @@ struct CaseComparison {
   std::optional<double> new_ms;
   double change = 0;  // new / base - 1
   double noise = 0;   // relative noise of both runs together
+  // When both runs carry their median SM clock: new clock / base clock - 1, and the change the
+  // times would show at equal clocks (an estimate: a compute-bound kernel's time scales with it).
+  std::optional<double> clock_change;
+  std::optional<double> change_at_equal_clock;
   Verdict verdict = Verdict::not_comparable;
   std::string note;   // why a case regressed or could not be compared
   bool regression = false;
 };
 
+// "slower, clock -12%" for a slowdown the clock explains; else the verdict's name.
+std::string verdict_text(const CaseComparison& c);
+
 struct Comparison {
   std::vector<std::string> environment_differences;
   std::vector<CaseComparison> cases;
   double threshold = 0.05;
+  bool strict_clock = false;  // a slowdown the clock explains is a regression anyway
 
   bool any_regression() const;
 };

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/clocks.h"
 #include "model/device.h"
 #include "model/problem.h"
 #include "model/profile.h"
@@ -47,6 +48,8 @@ struct TimingStats {
   bool cold_cache = true;      // L2 flushed before each sample (false with --hot)
   int throttled_dropped = 0;   // samples dropped because the SM clock was under the threshold
   double sm_clock_mhz = 0;     // median SM clock over the kept samples
+  double sm_clock_peak_mhz = 0;  // the device's peak SM clock, which the samples were held against
+  std::optional<PowerSummary> power;  // what NVML read during the samples; none without NVML
   std::vector<double> samples_ms;  // the kept samples in order (for --samples, not in the JSON)
 };
 
@@ -91,6 +94,7 @@ struct Environment {
   std::optional<DeviceInfo> device;  // none for a dry run
   Profiler profiler;
   std::optional<Ceilings> ceilings;  // the device's measured limits, when known
+  PowerSource power;                 // NVML, or why power and clock-event reasons are missing
 };
 
 struct RunReport {

@@ -15,6 +15,15 @@ std::string change_cell(const CaseComparison& c) {
   return c.base_ms && c.new_ms ? fmt::format("{:+.1f}%", 100 * c.change) : "-";
 }
 
+// Said below a comparison that has a slowdown the clock explains.
+std::string clock_legend(const Comparison& c) {
+  if (std::none_of(c.cases.begin(), c.cases.end(), [](const CaseComparison& k) { return k.verdict == Verdict::slower_clock; }))
+    return {};
+  return fmt::format("slower, clock: slower, but at equal SM clocks within the threshold or the noise (an estimate: "
+                     "a compute-bound kernel's time scales with the clock); {}\n",
+                     c.strict_clock ? "a regression under --strict-clock" : "not a regression (--strict-clock makes it one)");
+}
+
 }  // namespace
 
 std::string format_comparison_table(const Comparison& c) {
@@ -23,8 +32,7 @@ std::string format_comparison_table(const Comparison& c) {
   out += fmt::format("{:<14} {:<26} {:<5} {:<6} {:>10} {:>10} {:>8} {:>7}  {}\n", "backend", "shape",
                      "dtype", "causal", "base ms", "new ms", "change", "noise", "verdict");
   for (const CaseComparison& k : c.cases) {
-    std::string verdict = k.regression ? fmt::format("REGRESSION ({})", verdict_name(k.verdict))
-                                       : verdict_name(k.verdict);
+    std::string verdict = k.regression ? fmt::format("REGRESSION ({})", verdict_text(k)) : verdict_text(k);
     if (!k.note.empty()) verdict += ": " + k.note;
     out += fmt::format("{:<14} {:<26} {:<5} {:<6} {:>10} {:>10} {:>8} {:>6.1f}%  {}\n", k.backend,
                        k.problem.shape_label(), dtype_name(k.problem.dtype),
@@ -35,7 +43,7 @@ std::string format_comparison_table(const Comparison& c) {
                                          [](const CaseComparison& k) { return k.regression; });
   out += fmt::format("{} cases, {} regressions (threshold {:.1f}%)\n", c.cases.size(), regressions,
                      100 * c.threshold);
-  return out;
+  return out + clock_legend(c);
 }
 
 std::string format_comparison_markdown(const Comparison& c) {
@@ -48,14 +56,14 @@ std::string format_comparison_markdown(const Comparison& c) {
   out += "| backend | shape | dtype | causal | base ms | new ms | change | noise | verdict |\n";
   out += "|---|---|---|---|---:|---:|---:|---:|---|\n";
   for (const CaseComparison& k : c.cases) {
-    std::string verdict = k.regression ? fmt::format("**regression** ({})", verdict_name(k.verdict))
-                                       : verdict_name(k.verdict);
+    std::string verdict = k.regression ? fmt::format("**regression** ({})", verdict_text(k)) : verdict_text(k);
     if (!k.note.empty()) verdict += ": " + k.note;
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.1f}% | {} |\n", k.backend,
                        k.problem.shape_label(), dtype_name(k.problem.dtype),
                        k.problem.causal ? "yes" : "no", ms_cell(k.base_ms), ms_cell(k.new_ms),
                        change_cell(k), 100 * k.noise, verdict);
   }
+  if (const std::string legend = clock_legend(c); !legend.empty()) out += "\n" + legend;
   return out;
 }
 
@@ -68,11 +76,16 @@ nlohmann::json comparison_to_json(const Comparison& c) {
     j["base_ms"] = k.base_ms ? nlohmann::json(*k.base_ms) : nlohmann::json(nullptr);
     j["new_ms"] = k.new_ms ? nlohmann::json(*k.new_ms) : nlohmann::json(nullptr);
     if (!k.note.empty()) j["note"] = k.note;
+    if (k.clock_change) {
+      j["clock_change"] = *k.clock_change;
+      j["change_at_equal_clock"] = *k.change_at_equal_clock;
+    }
     cases.push_back(j);
   }
   return nlohmann::json{{"schema", "sdpa-prof/comparison"},
                         {"schema_version", 1},
                         {"threshold", c.threshold},
+                        {"strict_clock", c.strict_clock},
                         {"environment_differences", c.environment_differences},
                         {"regression", c.any_regression()},
                         {"cases", cases}};

@@ -50,7 +50,7 @@ DeviceInfo device_from_json(const JsonFields& j) {
   d.name = j.text("name");
   d.uuid = j.text_or("uuid", "");
   const std::string cc = j.text("compute_capability");
-  if (std::sscanf(cc.c_str(), "%3d.%3d", &d.cc_major, &d.cc_minor) != 2 || d.cc_major < 1 || d.cc_minor < 0)
+  if (std::sscanf(cc.c_str(), "%3d.%3d", &d.cc_major, &d.cc_minor) != 2 || d.cc_major < 0 || d.cc_minor < 0)
     j.fail("compute_capability", "MAJOR.MINOR");
   d.sm_count = static_cast<int>(j.integer("sm_count", 1, 100000));
   d.total_memory = static_cast<std::size_t>(j.integer("memory_bytes", 1, kMaxBytes));
@@ -86,8 +86,39 @@ Problem problem_from_json(const JsonFields& j) {
   return p;
 }
 
+json optional_to_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+std::optional<double> optional_from_json(const JsonFields& j, std::string_view key) {
+  if (!j.has(key) || j.raw(key).is_null()) return std::nullopt;
+  return j.number(key, 0, 1e7);
+}
+
+json power_to_json(const PowerSummary& p) {
+  json j{{"mean_w", optional_to_json(p.mean_w)},
+         {"highest_w", optional_to_json(p.highest_w)},
+         {"limit_w", optional_to_json(p.limit_w)},
+         {"temperature_c", optional_to_json(p.temperature_c)},
+         {"sm_clock_mhz", optional_to_json(p.sm_clock_mhz)},
+         {"readings", p.readings}};
+  j["clock_event_reasons"] = p.reasons ? json(clock_reason_ids(*p.reasons)) : json(nullptr);
+  j["clock_event_mask"] = p.reasons ? json(*p.reasons) : json(nullptr);
+  return j;
+}
+
+PowerSummary power_from_json(const JsonFields& j) {
+  PowerSummary p;
+  p.mean_w = optional_from_json(j, "mean_w");
+  p.highest_w = optional_from_json(j, "highest_w");
+  p.limit_w = optional_from_json(j, "limit_w");
+  p.temperature_c = optional_from_json(j, "temperature_c");
+  p.sm_clock_mhz = optional_from_json(j, "sm_clock_mhz");
+  p.readings = static_cast<int>(j.integer_or("readings", 0, 0, INT32_MAX));
+  if (j.has("clock_event_mask") && !j.raw("clock_event_mask").is_null()) p.reasons = j.unsigned_integer("clock_event_mask");
+  return p;
+}
+
 json timing_to_json(const TimingStats& t) {
-  return json{{"warmup", t.warmup},
+  json j{{"warmup", t.warmup},
               {"samples", t.samples},
               {"median_ms", t.median_ms},
               {"mean_ms", t.mean_ms},
@@ -99,7 +130,12 @@ json timing_to_json(const TimingStats& t) {
               {"converged", t.converged},
               {"cold_cache", t.cold_cache},
               {"throttled_dropped", t.throttled_dropped},
-              {"sm_clock_mhz", t.sm_clock_mhz}};
+              {"sm_clock_mhz", t.sm_clock_mhz},
+              {"sm_clock_peak_mhz", t.sm_clock_peak_mhz}};
+  // An estimate (the median at the peak SM clock, for a compute-bound kernel); not read back.
+  if (const double ms = clock_normalized_ms(t); ms > 0) j["clock_normalized_ms"] = ms;
+  if (t.power) j["power"] = power_to_json(*t.power);
+  return j;
 }
 
 TimingStats timing_from_json(const JsonFields& t) {
@@ -122,6 +158,8 @@ TimingStats timing_from_json(const JsonFields& t) {
   s.cold_cache = t.boolean_or("cold_cache", false);
   s.throttled_dropped = static_cast<int>(t.integer_or("throttled_dropped", 0, 0, INT32_MAX));
   s.sm_clock_mhz = t.number_or("sm_clock_mhz", 0.0, 0, 100000);
+  s.sm_clock_peak_mhz = t.number_or("sm_clock_peak_mhz", 0.0, 0, 100000);  // older files: the device's, filled in below
+  if (t.has("power")) s.power = power_from_json(t.object("power"));
   return s;
 }
 
@@ -156,6 +194,10 @@ json case_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilings) 
     j["timing"] = timing_to_json(*c.timing);
     j["tflops"] = c.tflops();
     j["roofline"] = roofline_to_json(c, ceilings);
+    // What the timing pass shows (the SM clock): derived from "timing", not read back.
+    json findings = json::array();
+    for (const Finding& f : clock_findings(*c.timing)) findings.push_back({{"rule", f.rule}, {"text", f.text}});
+    j["findings"] = findings;
   }
   if (c.measured_bytes > 0) j["measured_bytes"] = c.measured_bytes;
   if (!c.setup.empty()) {
@@ -217,6 +259,7 @@ json report_to_json(const RunReport& r) {
   env["device"] = e.device ? device_to_json(*e.device) : json(nullptr);
   env["profiler"] = {{"enabled", e.profiler.enabled}, {"description", e.profiler.description}};
   env["ceilings"] = e.ceilings ? ceilings_to_json(*e.ceilings) : json(nullptr);
+  env["power"] = {{"enabled", e.power.enabled}, {"description", e.power.description}};
   json cases = json::array();
   for (const CaseResult& c : r.cases) cases.push_back(case_to_json(c, e.ceilings));
   return json{{"schema", "sdpa-prof/result"},
@@ -250,6 +293,10 @@ RunReport report_from_json(const json& doc) {
     r.environment.profiler = Profiler{profiler.boolean("enabled"), profiler.text("description")};
   }
   if (env.has("ceilings") && !env.raw("ceilings").is_null()) r.environment.ceilings = ceilings_from_json(env.object("ceilings"));
+  if (env.has("power")) {
+    const JsonFields power = env.object("power");
+    r.environment.power = PowerSource{power.boolean("enabled"), power.text("description")};
+  }
   json config = j.object("config").value();
   config.erase("samples");  // schema 1 and 2 had a fixed sample count; schema 3 samples to a noise target
   r.config = parse_config(config.dump(), "the result's config");
@@ -264,6 +311,10 @@ RunReport report_from_json(const json& doc) {
       throw InputError(fmt::format("{}: the case {} appears twice", where, case_key(c.backend, c.problem).text()));
     r.cases.push_back(std::move(c));
   }
+  // Results before the peak clock was recorded per case: the device's peak is the same figure.
+  const double device_peak_mhz = r.environment.device ? r.environment.device->sm_clock_khz / 1000.0 : 0.0;
+  for (CaseResult& c : r.cases)
+    if (c.timing && c.timing->sm_clock_peak_mhz == 0) c.timing->sm_clock_peak_mhz = device_peak_mhz;
   return r;
 }
 

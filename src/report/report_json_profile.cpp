@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include <fmt/format.h>
+
 namespace sdpa {
 namespace {
 
@@ -9,11 +11,11 @@ using nlohmann::json;
 
 json dim3_to_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
 
-Dim3 dim3_from_json(const JsonFields& parent, std::string_view key) {
+Dim3 dim3_from_json(const JsonFields& parent, std::string_view key, int64_t low = 1) {
   const json& j = parent.array(key);
   const auto item = [&](std::size_t i) {
-    if (j.size() != 3 || !j[i].is_number_integer() || j[i].get<int64_t>() < 1 || j[i].get<int64_t>() > INT32_MAX)
-      parent.fail(key, "[x, y, z] of positive integers");
+    if (j.size() != 3 || !j[i].is_number_integer() || j[i].get<int64_t>() < low || j[i].get<int64_t>() > INT32_MAX)
+      parent.fail(key, fmt::format("[x, y, z] of integers >= {}", low));
     return static_cast<int>(j[i].get<int64_t>());
   };
   return Dim3{item(0), item(1), item(2)};
@@ -76,7 +78,7 @@ KernelProfile kernel_from_json(const JsonFields& j) {
   k.mean_us = j.number("mean_us", 0, 1e12);
   k.grid = dim3_from_json(j, "grid");
   k.block = dim3_from_json(j, "block");
-  k.cluster = dim3_from_json(j, "cluster");
+  k.cluster = dim3_from_json(j, "cluster", 0);  // 0 x 0 x 0: launched without a cluster
   k.registers_per_thread = static_cast<int>(j.integer("registers_per_thread", 0, 65536));
   k.static_shared = static_cast<int>(j.integer("static_shared_bytes", 0, INT32_MAX));
   k.dynamic_shared = static_cast<int>(j.integer("dynamic_shared_bytes", 0, INT32_MAX));

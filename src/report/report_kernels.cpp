@@ -53,10 +53,15 @@ std::string setup_text(const BackendSetup& setup) {
 std::string format_kernels(const RunReport& report) {
   std::string out;
   for (const CaseResult& c : report.cases) {
+    const std::string clocks = c.timing ? clock_text(*c.timing) : "";
+    if (!c.profile && clocks.empty()) continue;
+    out += '\n';
+    out += c.profile ? case_summary(c, *c.profile)
+                     : fmt::format("{} {} {}{}:\n", c.backend, c.problem.shape_label(), dtype_name(c.problem.dtype),
+                                   c.problem.causal ? " causal" : "");
+    if (!clocks.empty()) out += "  clocks: " + clocks + "\n";
     if (!c.profile) continue;
     const CaseProfile& p = *c.profile;
-    out += '\n';
-    out += case_summary(c, p);
     out += fmt::format("  {:<56} {:<16} {:>5} {:>9}  {:<16} {:<12} {:>4} {:>12}  {:<7} {:<8} {:>6} {:<26} {:>6}\n",
                        "kernel", "category", "/fwd", "mean us", "grid", "block", "regs", "smem KB s+d", "cluster",
                        "launch", "occ.", "limited by", "torch");

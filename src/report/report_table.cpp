@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <unordered_map>
 #include <tuple>
 
@@ -48,8 +49,9 @@ std::string profile_cells(const CaseResult& c) {
 std::string findings_section(const RunReport& report) {
   std::string out;
   for (const CaseResult& c : report.cases) {
-    if (!c.profile) continue;
-    for (const Finding& f : c.profile->findings)
+    std::vector<Finding> findings = c.timing ? clock_findings(*c.timing) : std::vector<Finding>{};
+    if (c.profile) findings.insert(findings.end(), c.profile->findings.begin(), c.profile->findings.end());
+    for (const Finding& f : findings)
       out += fmt::format("  {} {} {}: {}\n", c.backend, c.problem.shape_label(), dtype_name(c.problem.dtype), f.text);
   }
   return out.empty() ? out : fmt::format("\nfindings:\n{}", out);
@@ -77,6 +79,10 @@ std::string format_table(const RunReport& report) {
     best = std::min(best, c.timing->median_ms);
   }
 
+  // A time taken under 95% of the peak SM clock carries a letter saying why (see clock_marker).
+  const bool any_marker = std::any_of(report.cases.begin(), report.cases.end(), [](const CaseResult& c) {
+    return c.timing && clock_marker(*c.timing) != '\0';
+  });
   std::string out = fmt::format(
       "{:<14} {:<26} {:<5} {:<6} {:>10} {:>7} {:>9} {:>6} {:>8} {:>8} {:>7} {:>8}  {:<{}} {:<20}  {:<13} {}\n", "backend",
       "shape", "dtype", "causal", "median ms", "+-", "TFLOP/s", "%peak", "vs best", "kern/fwd", "cpy/fwd", "host us",
@@ -86,7 +92,10 @@ std::string format_table(const RunReport& report) {
     std::string timing_cells = fmt::format("{:>10} {:>7} {:>9} {:>6} {:>8}", "-", "-", "-", "-", "-");
     if (c.timing) {
       const double best = fastest_ms.at(problem_key(p));
-      timing_cells = fmt::format("{:>10.3f} {:>7} {:>9.1f} {:>6} {:>7.2f}x", c.timing->median_ms, spread_cell(*c.timing),
+      const char marker = clock_marker(*c.timing);
+      const std::string median = fmt::format("{:.3f}{}", c.timing->median_ms,
+                                             marker != '\0' ? std::string(1, marker) : any_marker ? " " : "");
+      timing_cells = fmt::format("{:>10} {:>7} {:>9.1f} {:>6} {:>7.2f}x", median, spread_cell(*c.timing),
                                  c.tflops(), peak_cell(c, report.environment.ceilings), c.timing->median_ms / best);
     }
     std::string status = status_name(c.status);
@@ -101,6 +110,10 @@ std::string format_table(const RunReport& report) {
                        "+-: the median's 95% interval, * not converged\n",
                        fmt::format("{:.1f}", report.environment.ceilings->bf16_gemm_tflops),
                        report.environment.ceilings->fp16_gemm_tflops);
+  if (any_marker)
+    out += fmt::format("{}p, t, h, c after a time: it ran under 95% of the peak SM clock (power cap, thermal, "
+                       "hardware slowdown, other or unknown reason); see findings\n",
+                       report.environment.ceilings ? "" : "\n");
   const Profiler& profiler = report.environment.profiler;
   if (!profiler.enabled && !profiler.description.empty())
     out += fmt::format("\nprofile off, timing only: {}\n", profiler.description);

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "compare/comparison.h"
@@ -165,6 +168,82 @@ TEST(Comparison, FewerLaunchesAreNotARegression) {
   base.profile = launches(20, 0);
   next.profile = launches(18, 0);
   EXPECT_FALSE(compare_reports(run_of({base}), run_of({next}), 0.05).any_regression());
+}
+
+}  // namespace
+}  // namespace sdpa
+
+namespace sdpa {
+namespace {
+
+RunReport recorded(const std::string& name) {
+  std::ifstream in(std::string(SDPA_SOURCE_DIR "/tests/data/") + name);
+  return report_from_json(nlohmann::json::parse(in));
+}
+
+const CaseComparison& case_of(const Comparison& c, const std::string& backend) {
+  const auto it = std::find_if(c.cases.begin(), c.cases.end(), [&](const CaseComparison& k) { return k.backend == backend; });
+  EXPECT_NE(it, c.cases.end()) << backend;
+  return *it;
+}
+
+CaseResult clocked(const std::string& backend, double median, double clock_mhz) {
+  CaseResult c = timed(backend, 4096, median, 0.001);
+  c.timing->relative_spread = 0.001;
+  c.timing->sm_clock_mhz = clock_mhz;
+  c.timing->sm_clock_peak_mhz = 1980;
+  return c;
+}
+
+// The H200 run of flash, efficient and cuDNN at S4096 D128, against the same run with flash at a 12% lower
+// SM clock and its times longer by just what the clock explains (a hotter runner).
+TEST(ComparisonClocks, ARecordedSlowdownExplainedByTheClockIsNotARegression) {
+  const RunReport base = recorded("result-h200-d128.json");
+  const RunReport hot = recorded("result-h200-d128-flash-clock-12pct-lower.json");
+  const Comparison c = compare_reports(base, hot, 0.05);
+  const CaseComparison& flash = case_of(c, "flash");
+  EXPECT_EQ(flash.verdict, Verdict::slower_clock);
+  EXPECT_FALSE(flash.regression);
+  EXPECT_NEAR(flash.change, 0.136, 0.001);
+  ASSERT_TRUE(flash.clock_change.has_value());
+  EXPECT_NEAR(*flash.clock_change, -0.12, 0.001);
+  EXPECT_NEAR(*flash.change_at_equal_clock, 0.0, 1e-9);
+  EXPECT_EQ(verdict_text(flash), "slower, clock -12%");
+  EXPECT_EQ(flash.note, "SM clock 1960 -> 1725 MHz (-12%), at equal clocks +0.0% (estimate)");
+  EXPECT_EQ(case_of(c, "cudnn").verdict, Verdict::same);
+  EXPECT_FALSE(c.any_regression());
+  EXPECT_NE(format_comparison_table(c).find("slower, clock -12%: SM clock 1960 -> 1725 MHz"), std::string::npos);
+  EXPECT_NE(format_comparison_table(c).find("not a regression (--strict-clock makes it one)"), std::string::npos);
+  EXPECT_NEAR(comparison_to_json(c)["cases"][0]["clock_change"].get<double>(), -0.12, 0.001);
+}
+
+TEST(ComparisonClocks, StrictClockMakesItARegressionAnyway) {
+  const Comparison c = compare_reports(recorded("result-h200-d128.json"),
+                                       recorded("result-h200-d128-flash-clock-12pct-lower.json"), 0.05, true);
+  EXPECT_EQ(case_of(c, "flash").verdict, Verdict::slower_clock);
+  EXPECT_TRUE(case_of(c, "flash").regression);
+  EXPECT_NE(format_comparison_table(c).find("REGRESSION (slower, clock -12%)"), std::string::npos);
+}
+
+TEST(ComparisonClocks, ASlowdownBeyondWhatTheClockExplainsIsARegression) {
+  // 20% slower at a 5% lower clock: +14% at equal clocks.
+  const auto c = compare_reports(run_of({clocked("flash", 1.0, 1940)}), run_of({clocked("flash", 1.2, 1843)}), 0.05);
+  EXPECT_EQ(only(c).verdict, Verdict::slower);
+  EXPECT_TRUE(only(c).regression);
+  EXPECT_NE(only(c).note.find("at equal clocks +14.0% (estimate)"), std::string::npos) << only(c).note;
+}
+
+TEST(ComparisonClocks, AHigherClockExplainsNothingAway) {
+  const auto c = compare_reports(run_of({clocked("flash", 1.0, 1700)}), run_of({clocked("flash", 1.1, 1940)}), 0.05);
+  EXPECT_EQ(only(c).verdict, Verdict::slower);
+  EXPECT_TRUE(only(c).regression);
+}
+
+TEST(ComparisonClocks, WithoutClocksInBothRunsItIsAPlainVerdict) {
+  const auto c = compare_reports(run_of({clocked("flash", 1.0, 0)}), run_of({clocked("flash", 1.14, 1725)}), 0.05);
+  EXPECT_EQ(only(c).verdict, Verdict::slower);
+  EXPECT_FALSE(only(c).clock_change.has_value());
+  EXPECT_TRUE(only(c).note.empty());
 }
 
 }  // namespace
