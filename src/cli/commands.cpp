@@ -6,12 +6,14 @@
 #include <fstream>
 #include <ostream>
 #include <random>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
 #include "io/ceilings_file.h"
+#include "io/json_text.h"
 #include "measure/ceilings.h"
 #include "profile/cupti_session.h"
 #include "profile/host_cost.h"
@@ -33,10 +35,12 @@ std::string host_name() {
 RunReport load_report(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(fmt::format("cannot read {}", path));
+  std::stringstream text;
+  text << in.rdbuf();
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+    j = parse_json_text(text.str(), path);
+  } catch (const nlohmann::json::exception& e) {  // bad syntax, or a number no double holds (1e400)
     throw InputError(fmt::format("{} is not JSON: {}", path, e.what()));
   }
   try {

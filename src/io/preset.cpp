@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "io/json_text.h"
 #include "model/errors.h"
 
 namespace sdpa {
@@ -78,12 +79,14 @@ std::string string_of(const json& v, const std::string& where, const std::string
 SweepConfig parse_config(std::string_view text, const std::string& source, const std::vector<AxisSpec>& axes) {
   json doc;
   try {
-    doc = json::parse(text.begin(), text.end(), nullptr, true, false);
+    doc = parse_json_text(text, source);
   } catch (const json::parse_error& e) {
     const Position pos = position_of(text, e.byte == 0 ? 0 : e.byte - 1);
     std::string what = e.what();
     if (const std::size_t at = what.find("syntax error"); at != std::string::npos) what = what.substr(at);
     throw InputError(fmt::format("{}:{}:{}: {}", source, pos.line, pos.column, what));
+  } catch (const json::exception& e) {  // a number no double holds (1e400)
+    throw InputError(fmt::format("{}: {}", source, e.what()));
   }
   if (!doc.is_object()) throw InputError(fmt::format("{}: expected a JSON object at the top level", source));
 

@@ -1,7 +1,7 @@
 // The result reader behind `report` and `compare` on any text, as the tool reads a file
-// (cli/commands.cpp, load_report): JSON, then report_from_json; then every printer of `report`
-// and `compare` on what was read. InputError (and the JSON parse error the tool turns into one)
-// is the answer to bad input; any other exception or a sanitizer report is a finding.
+// (cli/commands.cpp, load_report): parse_json_text, then report_from_json; then every printer
+// of `report` and `compare` on what was read. InputError (and the JSON errors the tool turns
+// into one) is the answer to bad input; any other exception or a sanitizer report is a finding.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -9,19 +9,20 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/comparison.h"
+#include "io/json_text.h"
 #include "model/errors.h"
 #include "report/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error&) {
-    return 0;
-  }
   sdpa::RunReport report;
   try {
+    nlohmann::json j;
+    try {
+      j = sdpa::parse_json_text(text, "fuzz.json");
+    } catch (const nlohmann::json::exception&) {  // load_report's "is not JSON"
+      return 0;
+    }
     report = sdpa::report_from_json(j);
   } catch (const sdpa::InputError&) {
     return 0;
