@@ -2,10 +2,26 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include <fmt/format.h>
 
 namespace sdpa {
+namespace {
+
+constexpr int64_t kMaxElements = int64_t{1} << 53;
+
+// The product of positive factors while it stays within kMaxElements.
+bool product_in_range(std::initializer_list<int64_t> factors) {
+  int64_t product = 1;
+  for (const int64_t f : factors) {
+    if (f <= 0 || product > kMaxElements / f) return false;
+    product *= f;
+  }
+  return true;
+}
+
+}  // namespace
 
 double Problem::softmax_scale() const {
   return scale > 0.0 ? scale : 1.0 / std::sqrt(static_cast<double>(head_dim));
@@ -27,6 +43,13 @@ double Problem::flops() const {
 double Problem::min_bytes() const {
   const double elem = dtype_bytes(dtype);
   return elem * (2.0 * static_cast<double>(q_elements()) + 2.0 * static_cast<double>(kv_elements()));
+}
+
+bool Problem::sizes_in_range() const {
+  // The other products (B*Hq*D, the causal triangle, FLOPs and bytes) are bounded by these.
+  return product_in_range({batch, heads, seq_q, head_dim}) &&
+         product_in_range({batch, kv_heads, seq_kv, head_dim}) &&
+         product_in_range({batch, heads, seq_q, seq_kv});
 }
 
 std::string Problem::shape_label() const {

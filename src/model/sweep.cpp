@@ -22,6 +22,9 @@ void check_settings(const SweepConfig& c) {
 
 // Relations between axes that no single axis can check.
 void check_problem(const Problem& p) {
+  if (!p.sizes_in_range())
+    throw InputError(
+        fmt::format("{}: more than 2^53 elements in one tensor, beyond any GPU", p.shape_label()));
   if (p.heads % p.kv_heads != 0)
     throw InputError(fmt::format("kv-heads {} must divide heads {}", p.kv_heads, p.heads));
 }

@@ -72,6 +72,9 @@ Problem problem_from_json(const json& j) {
     }
     a.apply(p, axis_value_from_json(a, j[a.result_key()], "a case's problem: "));
   }
+  if (!p.sizes_in_range())
+    throw InputError(
+        fmt::format("a case's problem {} has more than 2^53 elements in one tensor", p.shape_label()));
   return p;
 }
 

@@ -51,6 +51,18 @@ TEST(Problem, DefaultScaleIsInverseSquareRootOfHeadDim) {
   EXPECT_DOUBLE_EQ(p.softmax_scale(), 0.5);
 }
 
+TEST(Problem, SizesInRangeUpTo2To53ElementsPerTensor) {
+  EXPECT_TRUE(make(1024, 1024, true).sizes_in_range());
+  Problem p = make(1, 1, false);
+  p.batch = int64_t{1} << 62;  // B*H*S*D would overflow int64_t
+  EXPECT_FALSE(p.sizes_in_range());
+  p = make(int64_t{1} << 20, int64_t{1} << 27, true);  // Q and K/V fit, the 2^54 scores do not
+  EXPECT_FALSE(p.sizes_in_range());
+  p = make(1, 1, false);
+  p.head_dim = 0;
+  EXPECT_FALSE(p.sizes_in_range());
+}
+
 TEST(Problem, ShapeLabelNamesOnlyWhatDiffers) {
   EXPECT_EQ(make(1024, 1024, true).shape_label(), "B8 H16 S1024 D64");
   Problem p = make(17, 1000, true);
