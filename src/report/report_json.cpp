@@ -5,6 +5,7 @@
 #include "io/preset.h"
 #include "model/axes.h"
 #include "model/errors.h"
+#include "report/json_integer.h"
 #include "report/report.h"
 #include "report/report_json_profile.h"
 
@@ -34,24 +35,24 @@ DeviceInfo device_from_json(const json& j) {
   d.name = j.at("name").get<std::string>();
   d.uuid = j.value("uuid", "");
   const std::string cc = j.at("compute_capability").get<std::string>();
-  if (std::sscanf(cc.c_str(), "%d.%d", &d.cc_major, &d.cc_minor) != 2)
+  if (std::sscanf(cc.c_str(), "%3d.%3d", &d.cc_major, &d.cc_minor) != 2)
     throw std::invalid_argument("compute_capability is not MAJOR.MINOR");
-  d.sm_count = j.at("sm_count").get<int>();
-  d.total_memory = j.at("memory_bytes").get<std::size_t>();
-  d.l2_bytes = j.value("l2_bytes", std::size_t{0});
-  d.shared_per_block_optin = j.value("shared_per_block_optin_bytes", std::size_t{0});
+  d.sm_count = integer_at<int>(j, "sm_count");
+  d.total_memory = integer_at<std::size_t>(j, "memory_bytes");
+  d.l2_bytes = integer_or(j, "l2_bytes", std::size_t{0});
+  d.shared_per_block_optin = integer_or(j, "shared_per_block_optin_bytes", std::size_t{0});
   const auto parse_version = [](const std::string& text) {
     int major = 0;
     int minor = 0;
-    std::sscanf(text.c_str(), "%d.%d", &major, &minor);
+    std::sscanf(text.c_str(), "%5d.%5d", &major, &minor);  // widths: no overflow below
     return major * 1000 + minor * 10;
   };
-  d.sm_clock_khz = 1000 * j.value("sm_clock_peak_mhz", 0);
+  d.sm_clock_khz = 1000 * integer_or(j, "sm_clock_peak_mhz", 0, 0, 1000000);
   d.ecc_enabled = j.value("ecc_enabled", false);
   d.driver_version = parse_version(j.at("driver_version").get<std::string>());
   d.runtime_version = parse_version(j.at("cuda_runtime_version").get<std::string>());
-  d.cublas_version = j.value("cublas_version", 0);
-  d.cudnn_version = j.at("cudnn_version").is_null() ? 0 : j.at("cudnn_version").get<std::size_t>();
+  d.cublas_version = integer_or(j, "cublas_version", 0);
+  d.cudnn_version = j.at("cudnn_version").is_null() ? 0 : integer_at<std::size_t>(j, "cudnn_version");
   return d;
 }
 
@@ -96,8 +97,8 @@ json timing_to_json(const TimingStats& t) {
 
 TimingStats timing_from_json(const json& t) {
   TimingStats s;
-  s.warmup = t.at("warmup").get<int>();
-  s.samples = t.at("samples").get<int>();
+  s.warmup = integer_at<int>(t, "warmup");
+  s.samples = integer_at<int>(t, "samples");
   s.median_ms = t.at("median_ms").get<double>();
   s.min_ms = t.at("min_ms").get<double>();
   s.max_ms = t.at("max_ms").get<double>();
@@ -108,7 +109,7 @@ TimingStats timing_from_json(const json& t) {
   s.relative_spread = t.value("relative_spread", -1.0);
   s.converged = t.value("converged", false);
   s.cold_cache = t.value("cold_cache", false);
-  s.throttled_dropped = t.value("throttled_dropped", 0);
+  s.throttled_dropped = integer_or(t, "throttled_dropped", 0);
   s.sm_clock_mhz = t.value("sm_clock_mhz", 0.0);
   return s;
 }
@@ -169,12 +170,12 @@ CaseResult case_from_json(const json& j) {
   c.problem = problem_from_json(j.at("problem"));
   c.status = status_from_text(j.at("status").get<std::string>());
   c.reason = j.value("reason", "");
-  c.predicted_bytes = j.value("predicted_bytes", std::size_t{0});
+  c.predicted_bytes = integer_or(j, "predicted_bytes", std::size_t{0});
   if (j.contains("verification")) {
     const json& v = j["verification"];
     c.verification = Verification{v.at("rel_l2_error").get<double>(),
                                   v.at("max_abs_error").get<double>(),
-                                  v.at("non_finite").get<uint64_t>(),
+                                  integer_at<uint64_t>(v, "non_finite"),
                                   v.at("rel_l2_tolerance").get<double>(),
                                   v.at("max_abs_tolerance").get<double>(),
                                   v.at("passed").get<bool>()};
@@ -182,7 +183,7 @@ CaseResult case_from_json(const json& j) {
   if (j.contains("timing")) {
     c.timing = timing_from_json(j["timing"]);
   }
-  c.measured_bytes = j.value("measured_bytes", std::size_t{0});
+  c.measured_bytes = integer_or(j, "measured_bytes", std::size_t{0});
   if (j.contains("setup")) {
     const json& setup = j["setup"];
     c.setup.config = setup.at("config").get<std::string>();
@@ -218,7 +219,7 @@ json report_to_json(const RunReport& r) {
 RunReport report_from_json(const json& j) {
   try {
     if (j.value("schema", "") != "sdpa-prof/result") throw std::invalid_argument("not an sdpa-prof result (no \"schema\": \"sdpa-prof/result\")");
-    const int version = j.at("schema_version").get<int>();
+    const int version = integer_at<int>(j, "schema_version");
     if (version > kResultSchemaVersion)
       throw std::invalid_argument(fmt::format("schema version {} is newer than this tool reads ({})",
                                               version, kResultSchemaVersion));
@@ -229,7 +230,7 @@ RunReport report_from_json(const json& j) {
     r.environment.command_line = env.at("command_line").get<std::string>();
     r.environment.hostname = env.value("hostname", "");
     r.environment.started_at = env.value("started_at", "");
-    r.environment.seed = env.value("seed", uint64_t{0});
+    r.environment.seed = integer_or(env, "seed", uint64_t{0});
     if (!env.at("device").is_null()) r.environment.device = device_from_json(env["device"]);
     if (env.contains("profiler"))
       r.environment.profiler = Profiler{env["profiler"].at("enabled").get<bool>(),

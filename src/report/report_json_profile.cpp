@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "report/json_integer.h"
+
 namespace sdpa {
 namespace {
 
@@ -9,7 +11,9 @@ using nlohmann::json;
 
 json dim3_to_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
 
-Dim3 dim3_from_json(const json& j) { return Dim3{j.at(0).get<int>(), j.at(1).get<int>(), j.at(2).get<int>()}; }
+Dim3 dim3_from_json(const json& j, const char* key) {
+  return Dim3{integer_of<int>(j.at(0), key), integer_of<int>(j.at(1), key), integer_of<int>(j.at(2), key)};
+}
 
 json occupancy_to_json(const OccupancyEstimate& o) {
   return json{{"theoretical", o.theoretical},
@@ -26,17 +30,17 @@ json occupancy_to_json(const OccupancyEstimate& o) {
 OccupancyEstimate occupancy_from_json(const json& j) {
   OccupancyEstimate o;
   o.theoretical = j.at("theoretical").get<double>();
-  o.blocks_per_sm = j.at("blocks_per_sm").get<int>();
+  o.blocks_per_sm = integer_at<int>(j, "blocks_per_sm");
   for (const json& name : j.at("limited_by")) {
     const unsigned flag = limiter_flag(name.get<std::string>());
     if (flag == 0) throw std::invalid_argument("unknown occupancy limiter \"" + name.get<std::string>() + "\"");
     o.limiters |= flag;
   }
   const json& limits = j.at("block_limits");
-  o.block_limit_registers = limits.at("registers").get<int>();
-  o.block_limit_shared_memory = limits.at("shared_memory").get<int>();
-  o.block_limit_warps = limits.at("warps").get<int>();
-  o.block_limit_blocks = limits.at("blocks").get<int>();
+  o.block_limit_registers = integer_at<int>(limits, "registers");
+  o.block_limit_shared_memory = integer_at<int>(limits, "shared_memory");
+  o.block_limit_warps = integer_at<int>(limits, "warps");
+  o.block_limit_blocks = integer_at<int>(limits, "blocks");
   o.profiler_style = j.at("profiler_style").get<double>();
   return o;
 }
@@ -65,13 +69,13 @@ KernelProfile kernel_from_json(const json& j) {
   if (!parse_category_id(j.at("category").get<std::string>(), k.category)) k.category = KernelCategory::other;
   k.per_forward = j.at("per_forward").get<double>();
   k.mean_us = j.at("mean_us").get<double>();
-  k.grid = dim3_from_json(j.at("grid"));
-  k.block = dim3_from_json(j.at("block"));
-  k.cluster = dim3_from_json(j.at("cluster"));
-  k.registers_per_thread = j.at("registers_per_thread").get<int>();
-  k.static_shared = j.at("static_shared_bytes").get<int>();
-  k.dynamic_shared = j.at("dynamic_shared_bytes").get<int>();
-  k.shared_config = j.at("shared_config_bytes").get<int>();
+  k.grid = dim3_from_json(j.at("grid"), "grid");
+  k.block = dim3_from_json(j.at("block"), "block");
+  k.cluster = dim3_from_json(j.at("cluster"), "cluster");
+  k.registers_per_thread = integer_at<int>(j, "registers_per_thread");
+  k.static_shared = integer_at<int>(j, "static_shared_bytes");
+  k.dynamic_shared = integer_at<int>(j, "dynamic_shared_bytes");
+  k.shared_config = integer_at<int>(j, "shared_config_bytes");
   k.launch_type = j.at("launch_type").get<std::string>();
   if (!j.at("occupancy").is_null()) k.occupancy = occupancy_from_json(j["occupancy"]);
   return k;
@@ -112,16 +116,16 @@ json profile_to_json(const CaseProfile& p) {
 CaseProfile profile_from_json(const json& j) {
   CaseProfile p;
   for (const json& f : j.at("forwards"))
-    p.forwards.push_back(ForwardProfile{f.at("kernels").get<int>(), f.at("memcpys").get<int>(),
-                                        f.at("memcpy_bytes").get<uint64_t>(), f.at("memsets").get<int>(),
+    p.forwards.push_back(ForwardProfile{integer_at<int>(f, "kernels"), integer_at<int>(f, "memcpys"),
+                                        integer_at<uint64_t>(f, "memcpy_bytes"), integer_at<int>(f, "memsets"),
                                         f.at("kernel_us").get<double>(), f.at("wall_us").get<double>()});
   for (const json& k : j.at("kernels")) p.kernels.push_back(kernel_from_json(k));
   for (const json& m : j.at("memcpys"))
     p.memcpys.push_back(MemcpyProfile{m.at("kind").get<std::string>(), m.at("per_forward").get<double>(),
                                       m.at("bytes_per_forward").get<double>(), m.at("mean_us").get<double>()});
-  p.dropped_records = j.at("dropped_records").get<uint64_t>();
-  p.unattributed = j.at("unattributed_records").get<uint64_t>();
-  p.nvtx_ranges = j.at("nvtx_ranges").get<int>();
+  p.dropped_records = integer_at<uint64_t>(j, "dropped_records");
+  p.unattributed = integer_at<uint64_t>(j, "unattributed_records");
+  p.nvtx_ranges = integer_at<int>(j, "nvtx_ranges");
   for (const json& f : j.at("findings"))
     p.findings.push_back(Finding{f.at("rule").get<std::string>(), f.at("text").get<std::string>()});
   return p;
@@ -134,7 +138,7 @@ json host_cost_to_json(const HostCost& h) {
 
 HostCost host_cost_from_json(const json& j) {
   return HostCost{j.at("setup_ms").get<double>(), j.at("first_call_us").get<double>(),
-                  j.at("per_call_us").get<double>(), j.at("calls").get<int>()};
+                  j.at("per_call_us").get<double>(), integer_at<int>(j, "calls")};
 }
 
 }  // namespace sdpa

@@ -3,6 +3,8 @@
 #include "axis_values.h"
 #include "model/errors.h"
 
+#include <functional>
+
 #include <nlohmann/json.hpp>
 
 #include "report/report.h"
@@ -182,6 +184,21 @@ TEST(JsonReport, RejectsWhatIsNotAResult) {
   nlohmann::json truncated = report_to_json(sample_report());
   truncated["cases"][0].erase("problem");
   EXPECT_THROW(report_from_json(truncated), InputError);
+}
+
+TEST(JsonReport, RejectsCountsThatAreNotIntegersInRange) {
+  // nlohmann's get<int>() of a float out of range is undefined behaviour (the result fuzzer).
+  const auto rejects = [](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = report_to_json(sample_report());
+    edit(j);
+    EXPECT_THROW(report_from_json(j), InputError) << j.dump().substr(0, 200);
+  };
+  rejects([](nlohmann::json& j) { j["cases"][0]["timing"]["warmup"] = 1e300; });
+  rejects([](nlohmann::json& j) { j["cases"][0]["timing"]["samples"] = 2.5; });
+  rejects([](nlohmann::json& j) { j["cases"][2]["verification"]["non_finite"] = -1.5; });
+  rejects([](nlohmann::json& j) { j["cases"][0]["profile"]["kernels"][0]["grid"][0] = int64_t{1} << 40; });
+  rejects([](nlohmann::json& j) { j["environment"]["device"]["sm_clock_peak_mhz"] = 2147483647; });
+  rejects([](nlohmann::json& j) { j["schema_version"] = 4.0; });
 }
 
 TEST(TableReport, MatchesGoldenOutput) {
