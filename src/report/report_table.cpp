@@ -72,7 +72,7 @@ std::string peak_cell(const CaseResult& c, const std::optional<Ceilings>& ceilin
 std::string format_table(const RunReport& report) {
   std::unordered_map<CaseKey, double, CaseKeyHash> fastest_ms;
   for (const CaseResult& c : report.cases) {
-    if (c.status != CaseStatus::ok) continue;
+    if (c.status != CaseStatus::ok || !c.timing) continue;  // a file may say ok without a timing
     double& best = fastest_ms.try_emplace(problem_key(c.problem), c.timing->median_ms).first->second;
     best = std::min(best, c.timing->median_ms);
   }
@@ -85,9 +85,12 @@ std::string format_table(const RunReport& report) {
     const Problem& p = c.problem;
     std::string timing_cells = fmt::format("{:>10} {:>7} {:>9} {:>6} {:>8}", "-", "-", "-", "-", "-");
     if (c.timing) {
-      const double best = fastest_ms.at(problem_key(p));
-      timing_cells = fmt::format("{:>10.3f} {:>7} {:>9.1f} {:>6} {:>7.2f}x", c.timing->median_ms, spread_cell(*c.timing),
-                                 c.tflops(), peak_cell(c, report.environment.ceilings), c.timing->median_ms / best);
+      // A file may give a timing to a case that is not ok: no ok case of its problem to compare with.
+      const auto best = fastest_ms.find(problem_key(p));
+      const std::string vs_best =
+          best == fastest_ms.end() ? "-" : fmt::format("{:.2f}x", c.timing->median_ms / best->second);
+      timing_cells = fmt::format("{:>10.3f} {:>7} {:>9.1f} {:>6} {:>8}", c.timing->median_ms, spread_cell(*c.timing),
+                                 c.tflops(), peak_cell(c, report.environment.ceilings), vs_best);
     }
     std::string status = status_name(c.status);
     if (!c.reason.empty()) status += ": " + c.reason;

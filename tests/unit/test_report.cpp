@@ -201,6 +201,17 @@ TEST(JsonReport, RejectsCountsThatAreNotIntegersInRange) {
   rejects([](nlohmann::json& j) { j["schema_version"] = 4.0; });
 }
 
+TEST(TableReport, ReadsTimingsOnCasesThatAreNotOk) {
+  // A file may carry what the tool never writes: a skipped case with a timing, an ok case without.
+  RunReport r = sample_report();
+  r.cases[3].timing = timing_of(2.0, 1.9, 2.1, 0.01, true);
+  r.cases[3].problem.seq_q = r.cases[3].problem.seq_kv = 2048;
+  r.cases[1].timing.reset();
+  const std::string table = format_table(r);
+  EXPECT_NE(table.find("flash          B8 H16 S2048 D64           bf16  yes         2.000    1.0%"), std::string::npos)
+      << table;
+}
+
 TEST(TableReport, MatchesGoldenOutput) {
   const std::string expected =
       "backend        shape                      dtype causal  median ms      +-   TFLOP/s  %peak  vs best kern/fwd cpy/fwd  host us  dominant kernel                  occupancy             verified      status\n"
