@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages sdpa-prof builds with (the CUDA toolkit must already be installed).
+# Installs the Debian packages sdpa-prof builds with (the CUDA toolkit must already be installed);
+# clang and its runtimes (libFuzzer) build the fuzzers, tests/fuzz/.
 set -euo pipefail
 packages=(cmake ninja-build g++ libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
-          python3-matplotlib python3-yaml)
+          python3-matplotlib python3-yaml clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

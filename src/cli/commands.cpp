@@ -9,6 +9,7 @@
 #include <fstream>
 #include <ostream>
 #include <random>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

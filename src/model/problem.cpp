@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 namespace sdpa {
-
 double Problem::softmax_scale() const {
   return scale > 0.0 ? scale : 1.0 / std::sqrt(static_cast<double>(head_dim));
 }

@@ -33,6 +33,9 @@ struct Problem {
   // Fewest bytes a forward must move: read Q, K, V once and write O once.
   double min_bytes() const;
 
+  // Every size positive and every element count above at most 2^53 (exact as a double; the
+  // bytes of a few buffers then fit in int64_t). Nothing larger fits on a GPU, and the integer
+
   // "B8 H16 S1024 D64" (with KV heads and Skv only when they differ).
   std::string shape_label() const;
 };

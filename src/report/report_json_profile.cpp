@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+
 namespace sdpa {
 namespace {
 

@@ -74,7 +74,7 @@ std::string peak_cell(const CaseResult& c, const std::optional<Ceilings>& ceilin
 std::string format_table(const RunReport& report) {
   std::unordered_map<CaseKey, double, CaseKeyHash> fastest_ms;
   for (const CaseResult& c : report.cases) {
-    if (c.status != CaseStatus::ok) continue;
+    if (c.status != CaseStatus::ok || !c.timing) continue;  // a file may say ok without a timing
     double& best = fastest_ms.try_emplace(problem_key(c.problem), c.timing->median_ms).first->second;
     best = std::min(best, c.timing->median_ms);
   }
@@ -91,12 +91,15 @@ std::string format_table(const RunReport& report) {
     const Problem& p = c.problem;
     std::string timing_cells = fmt::format("{:>10} {:>7} {:>9} {:>6} {:>8}", "-", "-", "-", "-", "-");
     if (c.timing) {
-      const double best = fastest_ms.at(problem_key(p));
+      // A file may give a timing to a case that is not ok: no ok case of its problem to compare with.
+      const auto best = fastest_ms.find(problem_key(p));
+      const std::string vs_best =
+          best == fastest_ms.end() ? "-" : fmt::format("{:.2f}x", c.timing->median_ms / best->second);
       const char marker = clock_marker(*c.timing);
       const std::string median = fmt::format("{:.3f}{}", c.timing->median_ms,
                                              marker != '\0' ? std::string(1, marker) : any_marker ? " " : "");
-      timing_cells = fmt::format("{:>10} {:>7} {:>9.1f} {:>6} {:>7.2f}x", median, spread_cell(*c.timing),
-                                 c.tflops(), peak_cell(c, report.environment.ceilings), c.timing->median_ms / best);
+      timing_cells = fmt::format("{:>10} {:>7} {:>9.1f} {:>6} {:>8}", median, spread_cell(*c.timing),
+                                 c.tflops(), peak_cell(c, report.environment.ceilings), vs_best);
     }
     std::string status = status_name(c.status);
     if (!c.reason.empty()) status += ": " + c.reason;

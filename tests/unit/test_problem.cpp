@@ -51,6 +51,20 @@ TEST(Problem, DefaultScaleIsInverseSquareRootOfHeadDim) {
   EXPECT_DOUBLE_EQ(p.softmax_scale(), 0.5);
 }
 
+TEST(Problem, SizesPastAnyGpuAreRefusedWithoutOverflow) {
+  EXPECT_EQ(problem_error(make(1024, 1024, true)), "");
+  Problem p = make(1, 1, false);
+  p.batch = int64_t{1} << 62;  // B*H*S*D would overflow int64_t
+  EXPECT_NE(problem_error(p), "");
+  p = make(int64_t{1} << 30, int64_t{1} << 30, true);  // Q and K/V fit, the 2^63 scores do not
+  p.batch = p.heads = p.kv_heads = 1;
+  p.head_dim = 1;
+  EXPECT_NE(problem_error(p).find("score matrix"), std::string::npos);
+  p = make(1, 1, false);
+  p.head_dim = 0;
+  EXPECT_NE(problem_error(p), "");
+}
+
 TEST(Problem, ShapeLabelNamesOnlyWhatDiffers) {
   EXPECT_EQ(make(1024, 1024, true).shape_label(), "B8 H16 S1024 D64");
   Problem p = make(17, 1000, true);

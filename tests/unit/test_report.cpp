@@ -3,6 +3,8 @@
 #include "axis_values.h"
 #include "model/errors.h"
 
+#include <functional>
+
 #include <nlohmann/json.hpp>
 
 #include "report/report.h"
@@ -182,6 +184,32 @@ TEST(JsonReport, RejectsWhatIsNotAResult) {
   nlohmann::json truncated = report_to_json(sample_report());
   truncated["cases"][0].erase("problem");
   EXPECT_THROW(report_from_json(truncated), InputError);
+}
+
+TEST(JsonReport, RejectsCountsThatAreNotIntegersInRange) {
+  // nlohmann's get<int>() of a float out of range is undefined behaviour (the result fuzzer).
+  const auto rejects = [](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = report_to_json(sample_report());
+    edit(j);
+    EXPECT_THROW(report_from_json(j), InputError) << j.dump().substr(0, 200);
+  };
+  rejects([](nlohmann::json& j) { j["cases"][0]["timing"]["warmup"] = 1e300; });
+  rejects([](nlohmann::json& j) { j["cases"][0]["timing"]["samples"] = 2.5; });
+  rejects([](nlohmann::json& j) { j["cases"][2]["verification"]["non_finite"] = -1.5; });
+  rejects([](nlohmann::json& j) { j["cases"][0]["profile"]["kernels"][0]["grid"][0] = int64_t{1} << 40; });
+  rejects([](nlohmann::json& j) { j["environment"]["device"]["sm_clock_peak_mhz"] = 2147483647; });
+  rejects([](nlohmann::json& j) { j["schema_version"] = 4.0; });
+}
+
+TEST(TableReport, ReadsTimingsOnCasesThatAreNotOk) {
+  // A file may carry what the tool never writes: a skipped case with a timing, an ok case without.
+  RunReport r = sample_report();
+  r.cases[3].timing = timing_of(2.0, 1.9, 2.1, 0.01, true);
+  r.cases[3].problem.seq_q = r.cases[3].problem.seq_kv = 2048;
+  r.cases[1].timing.reset();
+  const std::string table = format_table(r);
+  EXPECT_NE(table.find("flash          B8 H16 S2048 D64           bf16  yes         2.000    1.0%"), std::string::npos)
+      << table;
 }
 
 TEST(TableReport, MatchesGoldenOutput) {
