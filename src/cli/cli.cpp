@@ -1,7 +1,10 @@
 #include "cli/cli.h"
 
+#include <algorithm>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "io/preset.h"
 #include "model/errors.h"
@@ -43,6 +46,39 @@ std::vector<std::string> with_default_subcommand(int argc, const char* const* ar
   const bool top_level_only = !args.empty() && args[0] == "--version";
   if (!has_subcommand && !top_level_only) args.insert(args.begin(), "run");
   return args;
+}
+
+// --columns LIST: known column ids, comma-separated, in the order given.
+std::vector<std::string> parse_columns(const std::string& text) {
+  const std::vector<std::string> known = table_column_ids();
+  std::string known_text;
+  for (const std::string& id : known) known_text += (known_text.empty() ? "" : ", ") + id;
+  std::vector<std::string> ids;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string id = text.substr(start, end - start);
+    if (id.empty())
+      throw InputError(fmt::format("--columns: expected a comma-separated list of columns ({}), got {}", known_text, echo(text)));
+    if (std::find(known.begin(), known.end(), id) == known.end())
+      throw InputError(fmt::format("--columns: unknown column {}; the columns are {}", echo(id), known_text));
+    ids.push_back(id);
+    start = end + 1;
+  }
+  return ids;
+}
+
+// --wide, --columns and --quiet (run and report) into the table's options.
+void apply_table_flags(TableOptions& table, bool wide, const CLI::Option* columns_opt, const std::string& columns,
+                       bool quiet) {
+  if (wide && columns_opt->count() > 0)
+    throw InputError("--wide and --columns cannot be used together: --wide shows every column, --columns picks them");
+  if (wide) table.choice = ColumnChoice::wide;
+  if (columns_opt->count() > 0) {
+    table.choice = ColumnChoice::listed;
+    table.columns = parse_columns(columns);
+  }
+  table.summary = !quiet;
 }
 
 uint64_t parse_seed(const std::string& text) {
@@ -112,6 +148,21 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   run->add_option("--md", o.md_path, "write the results as a Markdown table to this file");
   run->add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
   run->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
+  // The table's look, for run and report alike.
+  struct TableFlags {
+    bool wide = false;
+    bool quiet = false;
+    std::string columns;
+    CLI::Option* columns_opt = nullptr;
+  };
+  TableFlags run_table, report_table;
+  const auto add_table_flags = [](CLI::App* sub, TableFlags& f) {
+    sub->add_flag("--wide", f.wide, "every column of the table, whatever the terminal's width");
+    f.columns_opt = sub->add_option("--columns", f.columns, "the table's columns, comma-separated, in the order given; one of " +
+                                                                fmt::format("{}", fmt::join(table_column_ids(), ",")));
+    sub->add_flag("--quiet", f.quiet, "no summary under the table");
+  };
+  add_table_flags(run, run_table);
   bool no_profile = false;
   run->add_flag("--no-profile", no_profile, "skip the CUPTI profile pass (timing and host cost only)");
   run->add_option("--device", o.device, "CUDA device ordinal");
@@ -126,6 +177,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   report->add_option("file", o.files, "a result file written by --json")->required()->expected(1);
   report->add_option("--format", o.format, "table, md or csv")->check(CLI::IsMember({"table", "md", "csv"}));
   report->add_flag("--kernels", o.kernels, "with the table, each case's kernels, copies and occupancy");
+  add_table_flags(report, report_table);
 
   const std::vector<std::string> args = with_default_subcommand(argc, argv);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them in reverse
@@ -149,9 +201,12 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   }
   if (compare->parsed() || report->parsed()) {
     o.command = compare->parsed() ? Command::compare : Command::report;
+    if (report->parsed())
+      apply_table_flags(o.table, report_table.wide, report_table.columns_opt, report_table.columns, report_table.quiet);
     if (threshold_opt->count() > 0) o.threshold = number_above("--threshold", threshold_percent, 0) / 100.0;
     return result;
   }
+  apply_table_flags(o.table, run_table.wide, run_table.columns_opt, run_table.columns, run_table.quiet);
   o.config = config_path.empty() ? default_config() : load_config_file(config_path);
   SweepConfig& c = o.config;
   if (!backends.empty()) c.backends = backends;

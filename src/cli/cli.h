@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/sweep.h"
+#include "report/report.h"
 
 namespace sdpa {
 
@@ -31,6 +32,9 @@ struct CliOptions {
   std::string csv_path;  // run: CSV output
   bool strict_env = false;
   std::string format = "table";    // report: table, md or csv
+  // The table (run, report): which columns, whether the summary follows, and the terminal it is
+  // for (main fills `table.style` from the terminal in front of stdout).
+  TableOptions table;
 };
 
 struct CliParse {

@@ -136,8 +136,8 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
                            },
                            profiler.get());
 
-  out << format_table(report);
-  if (o.kernels) out << format_kernels(report);
+  out << format_table(report, o.table);
+  if (o.kernels) out << format_kernels(report, o.table.style);
   const auto write = [&](const std::string& path, const std::string& content) {
     if (path.empty()) return;
     write_file_atomically(path, content);
@@ -175,14 +175,14 @@ int ceilings_command(const CliOptions& o, std::ostream& out, std::ostream& progr
 int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   const RunReport base = load_report(o.files.at(0));
   const RunReport next = load_report(o.files.at(1));
-  if (!o.md_path.empty()) check_writable(o.md_path);
-  if (!o.json_path.empty()) check_writable(o.json_path);
+  for (const std::string* path : {&o.md_path, &o.json_path})
+    if (!path->empty()) check_writable(*path);
   const Comparison comparison = compare_reports(base, next, o.threshold);
   if (o.strict_env && !comparison.environment_differences.empty()) {
     for (const std::string& d : comparison.environment_differences) err << "environment differs: " << d << "\n";
     throw InputError("--strict-env: the two results come from different devices or library versions");
   }
-  out << format_comparison_table(comparison);
+  out << format_comparison_table(comparison, o.table.style);
   if (!o.md_path.empty()) write_file_atomically(o.md_path, format_comparison_markdown(comparison));
   if (!o.json_path.empty()) write_file_atomically(o.json_path, comparison_to_json(comparison).dump(2) + "\n");
   return comparison.any_regression() ? kExitCaseFailed : kExitOk;
@@ -195,8 +195,8 @@ int report_command(const CliOptions& o, std::ostream& out) {
   } else if (o.format == "csv") {
     out << format_csv(report);
   } else {
-    out << format_table(report);
-    if (o.kernels) out << format_kernels(report);
+    out << format_table(report, o.table);
+    if (o.kernels) out << format_kernels(report, o.table.style);
   }
   return kExitOk;
 }
