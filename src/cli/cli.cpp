@@ -22,6 +22,7 @@ constexpr const char* kExamples = R"(Examples:
   sdpa-prof list                                backends, what they support, whether built
   sdpa-prof compare base.json new.json          exit 1 when a case regressed (CI)
   sdpa-prof report out.json --format md         a saved run as a table, Markdown or CSV
+  sdpa-prof report out.json --html out.html     a saved run as one page to share (no GPU)
   sdpa-prof ceilings                            the GPU's measured GEMM and copy ceilings
 
 Exit codes: 0 success, 1 a case failed verification, 2 bad input, 3 no usable GPU.
@@ -148,6 +149,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   run->add_option("--md", o.md_path, "write the results as a Markdown table to this file");
   run->add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
   run->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
+  run->add_option("--html", o.html_path, "also write the results as one self-contained HTML page");
   // The table's look, for run and report alike.
   struct TableFlags {
     bool wide = false;
@@ -177,7 +179,9 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   report->add_option("file", o.files, "a result file written by --json")->required()->expected(1);
   report->add_option("--format", o.format, "table, md or csv")->check(CLI::IsMember({"table", "md", "csv"}));
   report->add_flag("--kernels", o.kernels, "with the table, each case's kernels, copies and occupancy");
+  report->add_option("--html", o.html_path, "also write the result as one self-contained HTML page");
   add_table_flags(report, report_table);
+  compare->add_option("--html", o.html_path, "also write the comparison as one self-contained HTML page");
 
   const std::vector<std::string> args = with_default_subcommand(argc, argv);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them in reverse

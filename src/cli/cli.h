@@ -35,6 +35,7 @@ struct CliOptions {
   // The table (run, report): which columns, whether the summary follows, and the terminal it is
   // for (main fills `table.style` from the terminal in front of stdout).
   TableOptions table;
+  std::string html_path;  // run, report, compare: one self-contained HTML page
 };
 
 struct CliParse {

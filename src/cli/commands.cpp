@@ -86,7 +86,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   for (const std::string& note : o.notes) progress << "sdpa-prof: note: " << note << "\n";
   SweepPlan plan{expand_problems(o.config), resolve_backends(o.config.backends)};
   if (!o.json_path.empty()) check_writable(o.json_path);
-  for (const std::string* path : {&o.samples_path, &o.csv_path, &o.md_path})
+  for (const std::string* path : {&o.samples_path, &o.csv_path, &o.md_path, &o.html_path})
     if (!path->empty()) check_writable(*path);
   if (o.dry_run) {
     print_dry_run(plan, out);
@@ -147,6 +147,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   write(o.samples_path, samples_to_json(report).dump(1) + "\n");
   write(o.csv_path, format_csv(report));
   write(o.md_path, format_markdown(report));
+  write(o.html_path, format_html(report));
   return report.any_failed() ? kExitCaseFailed : kExitOk;
 }
 
@@ -175,7 +176,7 @@ int ceilings_command(const CliOptions& o, std::ostream& out, std::ostream& progr
 int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   const RunReport base = load_report(o.files.at(0));
   const RunReport next = load_report(o.files.at(1));
-  for (const std::string* path : {&o.md_path, &o.json_path})
+  for (const std::string* path : {&o.md_path, &o.json_path, &o.html_path})
     if (!path->empty()) check_writable(*path);
   const Comparison comparison = compare_reports(base, next, o.threshold);
   if (o.strict_env && !comparison.environment_differences.empty()) {
@@ -185,11 +186,13 @@ int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   out << format_comparison_table(comparison, o.table.style);
   if (!o.md_path.empty()) write_file_atomically(o.md_path, format_comparison_markdown(comparison));
   if (!o.json_path.empty()) write_file_atomically(o.json_path, comparison_to_json(comparison).dump(2) + "\n");
+  if (!o.html_path.empty()) write_file_atomically(o.html_path, format_comparison_html(comparison, base, next));
   return comparison.any_regression() ? kExitCaseFailed : kExitOk;
 }
 
-int report_command(const CliOptions& o, std::ostream& out) {
+int report_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
   const RunReport report = load_report(o.files.at(0));
+  if (!o.html_path.empty()) check_writable(o.html_path);
   if (o.format == "md") {
     out << format_markdown(report);
   } else if (o.format == "csv") {
@@ -197,6 +200,10 @@ int report_command(const CliOptions& o, std::ostream& out) {
   } else {
     out << format_table(report, o.table);
     if (o.kernels) out << format_kernels(report, o.table.style);
+  }
+  if (!o.html_path.empty()) {
+    write_file_atomically(o.html_path, format_html(report));
+    progress << "wrote " << o.html_path << "\n";
   }
   return kExitOk;
 }

@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
       case Command::ceilings:
         return ceilings_command(options, std::cout, std::cerr);
       case Command::report:
-        return report_command(options, std::cout);
+        return report_command(options, std::cout, std::cerr);
       case Command::run:
         break;
     }

@@ -44,6 +44,11 @@ std::string format_kernels(const RunReport& report, const TextStyle& style = {})
 std::string format_markdown(const RunReport& report);
 std::string format_csv(const RunReport& report);
 
+// One self-contained HTML page (no network, no external scripts or fonts): the environment, the
+// sortable results table, the summary, charts as inline SVG, and per case its kernels,
+// occupancy and findings.
+std::string format_html(const RunReport& report);
+
 // "; engine 2, knobs {...}; setup graph 0.4 ms, plan 1050 ms": what a backend chose, for text.
 std::string setup_text(const BackendSetup& setup);
 
@@ -52,11 +57,12 @@ nlohmann::json report_to_json(const RunReport& report);
 RunReport report_from_json(const nlohmann::json& j);
 
 // Baseline against new, as an aligned table (regressions in colour when the style allows),
-// Markdown (for a pull-request comment) and JSON.
+// Markdown (for a pull-request comment), JSON, and an HTML page with both runs' environments.
 std::string format_comparison_table(const Comparison& c, const TextStyle& style = {});
 std::string format_comparison_markdown(const Comparison& c);
 nlohmann::json comparison_to_json(const Comparison& c);
 // A verdict's colour: a regression bad, faster good, unclear or not comparable a warning.
 Tone verdict_tone(const CaseComparison& k);
+std::string format_comparison_html(const Comparison& c, const RunReport& base, const RunReport& next);
 
 }  // namespace sdpa
