@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages sdpa-prof builds with (the CUDA toolkit must already be installed).
+# Installs the Debian packages sdpa-prof builds and tests with (the CUDA toolkit must already be
+# installed). chromium renders the HTML report in the `browser` tests (ctest -L browser).
 set -euo pipefail
 packages=(cmake ninja-build g++ libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
-          python3-matplotlib python3-yaml)
+          python3-matplotlib python3-yaml chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
