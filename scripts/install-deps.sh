@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages sdpa-prof builds with (the CUDA toolkit must already be installed);
-# clang and its runtimes (libFuzzer) build the fuzzers, tests/fuzz/.
+# Installs the Debian packages sdpa-prof builds and tests with (the CUDA toolkit must already be
+# installed). clang and its runtimes (libFuzzer) build the fuzzers (tests/fuzz/); chromium renders
+# the HTML report in the `browser` tests (ctest -L browser).
 set -euo pipefail
 packages=(cmake ninja-build g++ libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev
-          python3-matplotlib python3-yaml clang libclang-rt-dev)
+          python3-matplotlib python3-yaml clang libclang-rt-dev chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,10 @@
 #include "cli/cli.h"
 
+#include <algorithm>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "io/preset.h"
 #include "model/errors.h"
@@ -19,6 +22,7 @@ constexpr const char* kExamples = R"(Examples:
   sdpa-prof list                                backends, what they support, whether built
   sdpa-prof compare base.json new.json          exit 1 when a case regressed (CI)
   sdpa-prof report out.json --format md         a saved run as a table, Markdown or CSV
+  sdpa-prof report out.json --html out.html     a saved run as one page to share (no GPU)
   sdpa-prof ceilings                            the GPU's measured GEMM and copy ceilings
 
 Exit codes: 0 success, 1 a case failed verification, 2 bad input, 3 no usable GPU.
@@ -43,6 +47,39 @@ std::vector<std::string> with_default_subcommand(int argc, const char* const* ar
   const bool top_level_only = !args.empty() && args[0] == "--version";
   if (!has_subcommand && !top_level_only) args.insert(args.begin(), "run");
   return args;
+}
+
+// --columns LIST: known column ids, comma-separated, in the order given.
+std::vector<std::string> parse_columns(const std::string& text) {
+  const std::vector<std::string> known = table_column_ids();
+  std::string known_text;
+  for (const std::string& id : known) known_text += (known_text.empty() ? "" : ", ") + id;
+  std::vector<std::string> ids;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string id = text.substr(start, end - start);
+    if (id.empty())
+      throw InputError(fmt::format("--columns: expected a comma-separated list of columns ({}), got {}", known_text, echo(text)));
+    if (std::find(known.begin(), known.end(), id) == known.end())
+      throw InputError(fmt::format("--columns: unknown column {}; the columns are {}", echo(id), known_text));
+    ids.push_back(id);
+    start = end + 1;
+  }
+  return ids;
+}
+
+// --wide, --columns and --quiet (run and report) into the table's options.
+void apply_table_flags(TableOptions& table, bool wide, const CLI::Option* columns_opt, const std::string& columns,
+                       bool quiet) {
+  if (wide && columns_opt->count() > 0)
+    throw InputError("--wide and --columns cannot be used together: --wide shows every column, --columns picks them");
+  if (wide) table.choice = ColumnChoice::wide;
+  if (columns_opt->count() > 0) {
+    table.choice = ColumnChoice::listed;
+    table.columns = parse_columns(columns);
+  }
+  table.summary = !quiet;
 }
 
 uint64_t parse_seed(const std::string& text) {
@@ -113,6 +150,22 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   file_options.push_back(run->add_option("--md", o.md_path, "write the results as a Markdown table to this file"));
   run->add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
   run->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
+  run->add_option("--html", o.html_path, "also write the results as one self-contained HTML page");
+  // The table's look, for run and report alike.
+  struct TableFlags {
+    bool wide = false;
+    bool quiet = false;
+    std::string columns;
+    CLI::Option* columns_opt = nullptr;
+  };
+  TableFlags run_table, report_table;
+  const auto add_table_flags = [](CLI::App* sub, TableFlags& f) {
+    sub->add_flag("--wide", f.wide, "every column of the table, whatever the terminal's width");
+    f.columns_opt = sub->add_option("--columns", f.columns, "the table's columns, comma-separated, in the order given; one of " +
+                                                                fmt::format("{}", fmt::join(table_column_ids(), ",")));
+    sub->add_flag("--quiet", f.quiet, "no summary under the table");
+  };
+  add_table_flags(run, run_table);
   bool no_profile = false;
   run->add_flag("--no-profile", no_profile, "skip the CUPTI profile pass (timing and host cost only)");
   run->add_option("--device", o.device, "CUDA device ordinal");
@@ -134,6 +187,9 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   report->add_option("file", o.files, "a result file written by --json")->required()->expected(1);
   report->add_option("--format", o.format, "table, md or csv")->check(CLI::IsMember({"table", "md", "csv"}));
   report->add_flag("--kernels", o.kernels, "with the table, each case's kernels, copies and occupancy");
+  report->add_option("--html", o.html_path, "also write the result as one self-contained HTML page");
+  add_table_flags(report, report_table);
+  compare->add_option("--html", o.html_path, "also write the comparison as one self-contained HTML page");
 
   const std::vector<std::string> args = with_default_subcommand(argc, argv);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them in reverse
@@ -160,9 +216,12 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   }
   if (compare->parsed() || report->parsed()) {
     o.command = compare->parsed() ? Command::compare : Command::report;
+    if (report->parsed())
+      apply_table_flags(o.table, report_table.wide, report_table.columns_opt, report_table.columns, report_table.quiet);
     if (threshold_opt->count() > 0) o.threshold = number_above("--threshold", threshold_percent, 0) / 100.0;
     return result;
   }
+  apply_table_flags(o.table, run_table.wide, run_table.columns_opt, run_table.columns, run_table.quiet);
   o.config_path = config_path;
   try {
     o.config = config_path.empty() ? default_config() : load_config_file(config_path);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/sweep.h"
+#include "report/report.h"
 
 namespace sdpa {
 
@@ -35,6 +36,10 @@ struct CliOptions {
   bool allow_empty = false;  // compare: two files with no case in common is not an error
   bool strict_clock = false;  // compare: a slowdown the lower SM clock explains is a regression anyway
   std::string format = "table";    // report: table, md or csv
+  // The table (run, report): which columns, whether the summary follows, and the terminal it is
+  // for (main fills `table.style` from the terminal in front of stdout).
+  TableOptions table;
+  std::string html_path;  // run, report, compare: one self-contained HTML page
 };
 
 struct CliParse {

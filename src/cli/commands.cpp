@@ -78,6 +78,7 @@ void write_outputs(const CliOptions& o, const RunReport& report, std::ostream& p
   write(o.samples_path, samples_to_json(report).dump(1) + "\n");
   write(o.csv_path, format_csv(report));
   write(o.md_path, format_markdown(report));
+  write(o.html_path, format_html(report));
 }
 
 void print_dry_run(const SweepPlan& plan, std::ostream& out) {
@@ -98,10 +99,15 @@ void print_dry_run(const SweepPlan& plan, std::ostream& out) {
 int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
   for (const std::string& note : o.notes) progress << "sdpa-prof: note: " << note << "\n";
   SweepPlan plan{expand_problems(o.config), resolve_backends(o.config.backends)};
-  check_outputs({{"--json", o.json_path}, {"--samples", o.samples_path}, {"--csv", o.csv_path}, {"--md", o.md_path}},
+  check_outputs({{"--json", o.json_path},
+                 {"--samples", o.samples_path},
+                 {"--csv", o.csv_path},
+                 {"--md", o.md_path},
+                 {"--html", o.html_path}},
                 {o.config_path});
-  if (o.dry_run && !(o.json_path.empty() && o.samples_path.empty() && o.csv_path.empty() && o.md_path.empty()))
-    throw InputError("--dry-run measures nothing, so it writes no result files: drop --json/--csv/--md/--samples");
+  if (o.dry_run && !(o.json_path.empty() && o.samples_path.empty() && o.csv_path.empty() && o.md_path.empty() &&
+                     o.html_path.empty()))
+    throw InputError("--dry-run measures nothing, so it writes no result files: drop --json/--csv/--md/--html/--samples");
   if (o.dry_run) {
     print_dry_run(plan, out);
     return kExitOk;
@@ -190,8 +196,8 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     progress << "sdpa-prof: stopped early: " << report.partial_reason << "; " << report.cases.size()
              << " cases finished\n";
   }
-  out << format_table(report);
-  if (o.kernels) out << format_kernels(report);
+  out << format_table(report, o.table);
+  if (o.kernels) out << format_kernels(report, o.table.style);
   write_outputs(o, report, progress);
   if (signal != 0) return 128 + signal;
   if (report.partial) return kExitGpuFailed;
@@ -221,7 +227,7 @@ int ceilings_command(const CliOptions& o, std::ostream& out, std::ostream& progr
 }
 
 int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
-  check_outputs({{"--md", o.md_path}, {"--json", o.json_path}}, o.files);
+  check_outputs({{"--md", o.md_path}, {"--json", o.json_path}, {"--html", o.html_path}}, o.files);
   const RunReport base = load_report(o.files.at(0));
   const RunReport next = load_report(o.files.at(1));
   const Comparison comparison = compare_reports(base, next, o.threshold, o.strict_clock);
@@ -235,21 +241,27 @@ int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
     for (const std::string& d : comparison.environment_differences) err << "environment differs: " << d << "\n";
     throw InputError("--strict-env: the two results come from different devices or library versions");
   }
-  out << format_comparison_table(comparison);
+  out << format_comparison_table(comparison, o.table.style);
   if (!o.md_path.empty()) write_file_atomically(o.md_path, format_comparison_markdown(comparison));
   if (!o.json_path.empty()) write_file_atomically(o.json_path, comparison_to_json(comparison).dump(2) + "\n");
+  if (!o.html_path.empty()) write_file_atomically(o.html_path, format_comparison_html(comparison, base, next));
   return comparison.any_regression() ? kExitCaseFailed : kExitOk;
 }
 
-int report_command(const CliOptions& o, std::ostream& out) {
+int report_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
   const RunReport report = load_report(o.files.at(0));
+  if (!o.html_path.empty()) check_writable(o.html_path);
   if (o.format == "md") {
     out << format_markdown(report);
   } else if (o.format == "csv") {
     out << format_csv(report);
   } else {
-    out << format_table(report);
-    if (o.kernels) out << format_kernels(report);
+    out << format_table(report, o.table);
+    if (o.kernels) out << format_kernels(report, o.table.style);
+  }
+  if (!o.html_path.empty()) {
+    write_file_atomically(o.html_path, format_html(report));
+    progress << "wrote " << o.html_path << "\n";
   }
   return kExitOk;
 }

@@ -12,6 +12,6 @@ int run_command(const CliOptions& options, std::ostream& out, std::ostream& prog
 int list_command(std::ostream& out);
 int ceilings_command(const CliOptions& options, std::ostream& out, std::ostream& progress);
 int compare_command(const CliOptions& options, std::ostream& out, std::ostream& err);
-int report_command(const CliOptions& options, std::ostream& out);
+int report_command(const CliOptions& options, std::ostream& out, std::ostream& progress);
 
 }  // namespace sdpa

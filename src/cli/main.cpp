@@ -1,9 +1,12 @@
+#include <unistd.h>
+
 #include <exception>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/terminal.h"
 #include "model/errors.h"
 
 // Every error reaches here as one of the family (model/errors.h) and leaves as one sentence and
@@ -11,21 +14,23 @@
 int main(int argc, char** argv) {
   using namespace sdpa;
   try {
-    const CliParse parsed = parse_cli(argc, argv);
+    CliParse parsed = parse_cli(argc, argv);
     if (parsed.exit_code) return *parsed.exit_code;
-    switch (parsed.options.command) {
+    CliOptions& options = parsed.options;
+    options.table.style = text_style_for(terminal_facts(STDOUT_FILENO));
+    switch (options.command) {
       case Command::list:
         return list_command(std::cout);
       case Command::compare:
-        return compare_command(parsed.options, std::cout, std::cerr);
+        return compare_command(options, std::cout, std::cerr);
       case Command::ceilings:
-        return ceilings_command(parsed.options, std::cout, std::cerr);
+        return ceilings_command(options, std::cout, std::cerr);
       case Command::report:
-        return report_command(parsed.options, std::cout);
+        return report_command(options, std::cout, std::cerr);
       case Command::run:
         break;
     }
-    return run_command(parsed.options, std::cout, std::cerr);
+    return run_command(options, std::cout, std::cerr);
   } catch (const InputError& e) {
     std::cerr << "sdpa-prof: error: " << e.what() << "\n";
     return kExitBadInput;

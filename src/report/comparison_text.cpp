@@ -26,9 +26,17 @@ std::string clock_legend(const Comparison& c) {
 
 }  // namespace
 
-std::string format_comparison_table(const Comparison& c) {
+Tone verdict_tone(const CaseComparison& k) {
+  if (k.regression) return Tone::bad;
+  if (k.verdict == Verdict::faster) return Tone::good;
+  if (k.verdict == Verdict::unclear || k.verdict == Verdict::not_comparable) return Tone::warn;
+  return Tone::plain;
+}
+
+std::string format_comparison_table(const Comparison& c, const TextStyle& style) {
   std::string out;
-  for (const std::string& d : c.environment_differences) out += "environment differs: " + d + "\n";
+  for (const std::string& d : c.environment_differences)
+    out += paint("environment differs: " + d, Tone::warn, style.colour) + "\n";
   out += fmt::format("{:<14} {:<26} {:<5} {:<6} {:>10} {:>10} {:>8} {:>7}  {}\n", "backend", "shape",
                      "dtype", "causal", "base ms", "new ms", "change", "noise", "verdict");
   for (const CaseComparison& k : c.cases) {
@@ -37,12 +45,14 @@ std::string format_comparison_table(const Comparison& c) {
     out += fmt::format("{:<14} {:<26} {:<5} {:<6} {:>10} {:>10} {:>8} {:>6.1f}%  {}\n", k.backend,
                        k.problem.shape_label(), dtype_name(k.problem.dtype),
                        k.problem.causal ? "yes" : "no", ms_cell(k.base_ms), ms_cell(k.new_ms),
-                       change_cell(k), 100 * k.noise, verdict);
+                       change_cell(k), 100 * k.noise, paint(verdict, verdict_tone(k), style.colour));
   }
   const auto regressions = std::count_if(c.cases.begin(), c.cases.end(),
                                          [](const CaseComparison& k) { return k.regression; });
-  out += fmt::format("{} cases, {} regressions (threshold {:.1f}%)\n", c.cases.size(), regressions,
-                     100 * c.threshold);
+  out += paint(fmt::format("{} cases, {} regressions (threshold {:.1f}%)", c.cases.size(), regressions,
+                           100 * c.threshold),
+               regressions > 0 ? Tone::bad : Tone::plain, style.colour) +
+         "\n";
   return out + clock_legend(c);
 }
 

@@ -1,9 +1,13 @@
 #include <fmt/format.h>
 
 #include "report/report.h"
+#include "report/table_columns.h"
+#include "report/text_layout.h"
 
 namespace sdpa {
 namespace {
+
+constexpr std::size_t kNameColumn = 56;
 
 std::string dims(const Dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
 
@@ -26,13 +30,13 @@ std::string case_summary(const CaseResult& c, const CaseProfile& p) {
                         c.host->first_call_us, c.host->setup_ms);
   if (p.dropped_records > 0) text += fmt::format("; {} records dropped", p.dropped_records);
   text += setup_text(c.setup);
-  return text + "\n";
+  return text;
 }
 
 std::string kernel_row(const KernelProfile& k) {
   const OccupancyEstimate* o = k.occupancy ? &*k.occupancy : nullptr;
-  return fmt::format("  {:<56} {:<16} {:>5g} {:>9.1f}  {:<16} {:<12} {:>4} {:>12}  {:<7} {:<8} {:>6} {:<26} {:>6}\n",
-                     k.name.size() > 56 ? k.name.substr(0, 53) + "..." : k.name, category_name(k.category),
+  return fmt::format("  {} {:<16} {:>5g} {:>9.1f}  {:<16} {:<12} {:>4} {:>12}  {:<7} {:<8} {:>6} {:<26} {:>6}\n",
+                     pad(shorten_middle(kernel_display_name(k), kNameColumn), kNameColumn), category_name(k.category),
                      k.per_forward, k.mean_us, dims(k.grid), dims(k.block), k.registers_per_thread,
                      fmt::format("{:.1f}+{:.1f}", k.static_shared / 1024.0, k.dynamic_shared / 1024.0),
                      fmt::format("{}x{}x{}", k.cluster.x, k.cluster.y, k.cluster.z), k.launch_type,
@@ -50,16 +54,16 @@ std::string setup_text(const BackendSetup& setup) {
   return text;
 }
 
-std::string format_kernels(const RunReport& report) {
+std::string format_kernels(const RunReport& report, const TextStyle& style) {
   std::string out;
   for (const CaseResult& c : report.cases) {
     const std::string clocks = c.timing ? clock_text(*c.timing) : "";
     if (!c.profile && clocks.empty()) continue;
     out += '\n';
-    out += c.profile ? case_summary(c, *c.profile)
+    out += c.profile ? wrap(case_summary(c, *c.profile), style.width, 0, 4)
                      : fmt::format("{} {} {}{}:\n", c.backend, c.problem.shape_label(), dtype_name(c.problem.dtype),
                                    c.problem.causal ? " causal" : "");
-    if (!clocks.empty()) out += "  clocks: " + clocks + "\n";
+    if (!clocks.empty()) out += wrap("  clocks: " + clocks, style.width, 2, 4);
     if (!c.profile) continue;
     const CaseProfile& p = *c.profile;
     out += fmt::format("  {:<56} {:<16} {:>5} {:>9}  {:<16} {:<12} {:>4} {:>12}  {:<7} {:<8} {:>6} {:<26} {:>6}\n",
@@ -71,8 +75,10 @@ std::string format_kernels(const RunReport& report) {
                          m.per_forward, m.mean_us, m.bytes_per_forward / m.per_forward / 1048576.0);
   }
   if (out.empty()) return out;
-  return out + "\nocc.: theoretical occupancy (opt-in shared-memory limit, the carveout the kernel ran with); torch: "
-               "what PyTorch's profiler estimates (48 KB default limit, blocks capped by grid / SMs)\n";
+  return out + "\n" +
+         wrap("occ.: theoretical occupancy (opt-in shared-memory limit, the carveout the kernel ran with); torch: "
+              "what PyTorch's profiler estimates (48 KB default limit, blocks capped by grid / SMs)",
+              style.width, 0, 2);
 }
 
 }  // namespace sdpa

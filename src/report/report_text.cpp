@@ -2,6 +2,8 @@
 
 #include "model/axes.h"
 #include "report/report.h"
+#include "report/summary.h"
+#include "report/table_columns.h"
 
 namespace sdpa {
 namespace {
@@ -11,6 +13,13 @@ std::string csv_field(const std::string& text) {
   std::string quoted = "\"";
   for (const char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
   return quoted + "\"";
+}
+
+// Text inside a Markdown table cell: a '|' would end the cell.
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (const char ch : text) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+  return out;
 }
 
 std::string optional_number(bool present, double value, const char* format) {
@@ -26,19 +35,28 @@ std::string format_markdown(const RunReport& report) {
                        version_text(report.environment.device->driver_version),
                        version_text(report.environment.device->runtime_version),
                        report.environment.tool_version, report.environment.git_sha);
-  out += "| backend | shape | dtype | causal | median ms | TFLOP/s | verified (rel L2) | status |\n";
-  out += "|---|---|---|---|---:|---:|---|---|\n";
-  for (const CaseResult& c : report.cases) {
-    std::string status = status_name(c.status);
-    if (!c.reason.empty()) status += ": " + c.reason;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", c.backend, c.problem.shape_label(),
-                       dtype_name(c.problem.dtype), c.problem.causal ? "yes" : "no",
-                       c.timing ? fmt::format("{:.3f}", c.timing->median_ms) : "-",
-                       c.timing ? fmt::format("{:.1f}", c.tflops()) : "-",
-                       c.verification ? fmt::format("{} ({:.1e})", c.verification->passed ? "yes" : "**no**",
-                                                    c.verification->rel_l2_error)
-                                      : "-",
-                       status);
+  const TableContext t(report);
+  std::string header = "|";
+  std::string rule = "|";
+  for (const TableColumn& c : table_columns()) {
+    header += fmt::format(" {} |", c.title);
+    rule += c.right_aligned ? "---:|" : "---|";
+  }
+  out += header + "\n" + rule + "\n";
+  for (const CaseResult& row : report.cases) {
+    out += "|";
+    for (const TableColumn& c : table_columns()) {
+      const Tone tone = c.tone ? c.tone(row, t) : Tone::plain;
+      const std::string cell = markdown_cell(c.cell(row, t));
+      out += tone == Tone::best || tone == Tone::bad ? fmt::format(" **{}** |", cell) : fmt::format(" {} |", cell);
+    }
+    out += "\n";
+  }
+  const std::vector<ProblemSummary> summary = summarize(report);
+  if (!summary.empty()) out += "\n**Summary**\n\n";
+  for (const ProblemSummary& p : summary) {
+    out += fmt::format("- {}\n", p.problem);
+    for (const SummaryLine& line : p.lines) out += fmt::format("  - {}\n", markdown_cell(line.text));
   }
   return out;
 }

@@ -127,6 +127,16 @@ TEST(Comparison, MarkdownAndJsonCarryTheVerdicts) {
   EXPECT_EQ(j["cases"][0]["verdict"], "slower");
 }
 
+TEST(Comparison, RegressionsInRedFasterInGreenOnlyWithColour) {
+  const auto c = compare_reports(run_of({timed("naive", 1024, 1.0, 0), timed("math", 1024, 3.0, 0)}),
+                                 run_of({timed("naive", 1024, 1.3, 0), timed("math", 1024, 2.0, 0)}), 0.05);
+  const std::string coloured = format_comparison_table(c, TextStyle{100, true});
+  EXPECT_NE(coloured.find("\x1b[1;31mREGRESSION (slower)\x1b[0m"), std::string::npos) << coloured;
+  EXPECT_NE(coloured.find("\x1b[32mfaster\x1b[0m"), std::string::npos) << coloured;
+  EXPECT_NE(coloured.find("\x1b[1;31m2 cases, 1 regressions"), std::string::npos) << coloured;
+  EXPECT_EQ(format_comparison_table(c, TextStyle{100, false}).find('\x1b'), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sdpa
 

@@ -108,7 +108,9 @@ TEST(ClocksReport, AResultWithoutPowerReadsAndStillShowsTheLowClock) {
   ASSERT_EQ(r.cases.size(), 3u);
   EXPECT_FALSE(r.cases[2].timing->power.has_value());
   EXPECT_EQ(r.cases[2].timing->sm_clock_peak_mhz, 1980.0);
-  const std::string table = format_table(r);
+  TableOptions wide_lines;
+  wide_lines.style.width = 1000;  // one line per finding
+  const std::string table = format_table(r, wide_lines);
   EXPECT_NE(table.find("cudnn B8 H16 S4096 D128 bf16: clock under the peak, reason unknown (no "
                        "NVML readings): median "
                        "SM clock 1676 MHz, 85% of the 1980 MHz peak; ~0.851 ms at the peak clock"),

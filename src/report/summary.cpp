@@ -1,0 +1,260 @@
+#include "report/summary.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "model/case_key.h"
+#include "model/number_text.h"
+#include "report/report.h"
+#include "report/table_columns.h"
+#include "report/text_layout.h"
+
+namespace sdpa {
+namespace {
+
+constexpr double kOneKernel = 1.0 + 1e-9;  // a forward of one kernel (a mean over forwards)
+
+std::string ratio_text(double r) {
+  return r < 10 ? fmt::format("{:.2f}x", r) : fmt::format("{:.1f}x", r);
+}
+
+std::string bytes_text(double bytes) {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  return bytes >= 1024 * kMiB ? fmt::format("{:.1f} GiB", bytes / (1024 * kMiB))
+                              : fmt::format("{:.0f} MiB", bytes / kMiB);
+}
+
+std::string duration_text(double us) {
+  return us >= 1000 ? fmt::format("{:.2f} ms", us / 1000) : fmt::format("{:.0f} us", us);
+}
+
+double median(const CaseResult& c) {
+  return c.timing->median_ms;
+}
+
+bool one_kernel(const CaseResult& c) {
+  return c.profile && c.profile->kernels_per_forward() <= kOneKernel;
+}
+
+bool has_rule(const CaseResult& c, std::string_view rule) {
+  return c.profile && std::any_of(c.profile->findings.begin(), c.profile->findings.end(),
+                                  [&](const Finding& f) { return f.rule == rule; });
+}
+
+// The number right before `marker` in a finding's text ("4 kernels per forward" -> "4").
+std::optional<std::string> number_before(const std::string& text, std::string_view marker) {
+  const std::size_t at = text.find(marker);
+  if (at == std::string::npos || at == 0) return std::nullopt;
+  std::size_t start = at;
+  while (start > 0 &&
+         (std::isdigit(static_cast<unsigned char>(text[start - 1])) || text[start - 1] == '.'))
+    --start;
+  if (start == at) return std::nullopt;
+  return text.substr(start, at - start);
+}
+
+// " (4 kernels, 241 us)" from a finding's "4 kernels per forward, 241.1 us (...)"; the parts the
+// text does not have are left out.
+std::string count_and_time(const std::string& text, std::string_view count_marker,
+                           std::string_view noun) {
+  std::vector<std::string> parts;
+  if (const std::optional<std::string> n = number_before(text, count_marker))
+    parts.push_back(*n + std::string(noun));
+  if (const std::optional<std::string> us = number_before(text, " us ("))
+    if (const std::optional<double> value = finite_number(*us))
+      parts.push_back(duration_text(*value));
+  if (parts.empty()) return "";
+  return parts.size() == 1 ? fmt::format(" ({})", parts[0])
+                           : fmt::format(" ({}, {})", parts[0], parts[1]);
+}
+
+// What one finding costs this backend, in a few words; "" for findings that are not a reason.
+std::string finding_reason(const Finding& f, const CaseProfile& p) {
+  if (f.rule == "hidden-memcpy") {
+    for (const MemcpyProfile& m : p.memcpys)
+      if (m.kind == "DtoD" && m.per_forward > 0)
+        return fmt::format(
+            "{} of {} per forward ({} each)",
+            m.per_forward == 1 ? std::string("a hidden device-to-device copy")
+                               : fmt::format("{:g} hidden device-to-device copies", m.per_forward),
+            bytes_text(m.bytes_per_forward / m.per_forward), duration_text(m.mean_us));
+    return "a hidden device-to-device copy";
+  }
+  if (f.rule == "simt-gemm") {
+    double simt_us = 0;
+    double total_us = 0;
+    for (const KernelProfile& k : p.kernels) {
+      total_us += k.us_per_forward();
+      if (k.category == KernelCategory::simt_gemm) simt_us += k.us_per_forward();
+    }
+    return total_us > 0 ? fmt::format("fp32 SIMT GEMMs (tensor cores idle, {:.0f}% of kernel time)",
+                                      100 * simt_us / total_us)
+                        : "fp32 SIMT GEMMs (tensor cores idle)";
+  }
+  if (f.rule == "mask-every-call")
+    return "the causal mask rebuilt each call" +
+           count_and_time(f.text, " kernels per forward", " kernels");
+  if (f.rule == "safe-softmax")
+    return "a safe softmax" + count_and_time(f.text, " extra kernels", " extra kernels");
+  // Said elsewhere (kernel counts, occupancy), or not about speed.
+  if (f.rule == "low-occupancy" || f.rule == "fused-extra-kernels" || f.rule == "dropped-records")
+    return "";
+  return f.text.substr(0, f.text.find(':'));  // a rule this summary does not know: its headline
+}
+
+// "35% of peak" ("278 TFLOP/s" without ceilings); the second of a pair drops the repeated words.
+std::string percent_of_peak_text(const CaseResult& c, const TableContext& t, bool first = true) {
+  const double percent = t.percent_of_peak(c);
+  if (percent < 0) return fmt::format("{:.0f}{}", c.tflops(), first ? " TFLOP/s" : "");
+  return fmt::format("{:.0f}%{}", percent, first ? " of peak" : "");
+}
+
+// Why `slow` takes longer than `ref`, from what their profiles show.
+std::vector<std::string> reasons(const CaseResult& slow, const CaseResult& ref,
+                                 const TableContext& t) {
+  std::vector<std::string> out;
+  if (!slow.profile) return out;
+  const CaseProfile& p = *slow.profile;
+  if (ref.profile && p.kernels_per_forward() > ref.profile->kernels_per_forward()) {
+    std::string text = fmt::format("{:g} kernels per forward against {:g}", p.kernels_per_forward(),
+                                   ref.profile->kernels_per_forward());
+    if (one_kernel(ref))
+      text += fmt::format(", the {} score matrix written to and read from memory between them",
+                          bytes_text(static_cast<double>(slow.problem.score_elements()) * 2));
+    out.push_back(text);
+  }
+  for (const Finding& f : p.findings)
+    if (!has_rule(ref, f.rule))
+      if (std::string reason = finding_reason(f, p); !reason.empty()) out.push_back(reason);
+  if (!out.empty() || !ref.profile || !one_kernel(slow) || !one_kernel(ref)) return out;
+
+  // One kernel each: the difference is inside the kernel.
+  const KernelProfile* mine = p.dominant_kernel();
+  const KernelProfile* theirs = ref.profile->dominant_kernel();
+  const bool occupancies = mine && theirs && mine->occupancy && theirs->occupancy;
+  const double my_occupancy = occupancies ? 100 * mine->occupancy->theoretical : 0;
+  const double their_occupancy = occupancies ? 100 * theirs->occupancy->theoretical : 0;
+  const std::string rates = fmt::format("{} against {}", percent_of_peak_text(slow, t),
+                                        percent_of_peak_text(ref, t, false));
+  if (occupancies && my_occupancy + 0.5 < their_occupancy)
+    out.push_back(fmt::format(
+        "one kernel each; its kernel runs at {:.3g}% occupancy (limited by {}) against {:.3g}%, "
+        "and reaches {}",
+        my_occupancy, limiter_text(mine->occupancy->limiters), their_occupancy, rates));
+  else if (occupancies)
+    out.push_back(fmt::format("one kernel each, {} at {:.3g}% occupancy; its kernel reaches {}",
+                              my_occupancy > their_occupancy + 0.5 ? "its own higher" : "both",
+                              my_occupancy, rates));
+  else
+    out.push_back("one kernel each; its kernel reaches " + rates);
+  return out;
+}
+
+// Within the two medians' relative spreads added: the order of the two could be either way.
+bool within_noise(const CaseResult& a, const CaseResult& b) {
+  const double noise = a.timing->relative_spread + b.timing->relative_spread;
+  return a.timing->relative_spread >= 0 && b.timing->relative_spread >= 0 &&
+         median(b) / median(a) - 1 <= noise;
+}
+
+ProblemSummary summarize_problem(const std::vector<const CaseResult*>& cases,
+                                 const TableContext& t) {
+  ProblemSummary s;
+  s.problem = problem_label(cases.front()->problem);
+  std::vector<const CaseResult*> ran;
+  for (const CaseResult* c : cases)
+    if (c->status == CaseStatus::ok && c->timing) ran.push_back(c);
+  std::stable_sort(ran.begin(), ran.end(), [](const CaseResult* a, const CaseResult* b) {
+    return median(*a) < median(*b);
+  });
+
+  if (!ran.empty()) {
+    const CaseResult& best = *ran.front();
+    std::string text = fmt::format("{} is {}: {:.3f} ms, {:.0f} TFLOP/s", best.backend,
+                                   ran.size() == 1 ? "the only one that ran" : "fastest",
+                                   median(best), best.tflops());
+    if (t.percent_of_peak(best) >= 0)
+      text += fmt::format(" ({:.0f}% of peak)", t.percent_of_peak(best));
+    if (ran.size() > 1) {
+      const CaseResult& next = *ran[1];
+      text += within_noise(best, next) ? fmt::format("; {} is as fast within the noise ({:.3f} ms)",
+                                                     next.backend, median(next))
+                                       : fmt::format(", {} faster than {} ({:.3f} ms)",
+                                                     ratio_text(median(next) / median(best)),
+                                                     next.backend, median(next));
+    }
+    s.lines.push_back({best.backend, SummaryKind::fastest, text});
+  }
+  for (std::size_t i = 1; i < ran.size(); ++i) {
+    const CaseResult& slow = *ran[i];
+    // The fastest faster case of the same kind (one kernel or several); else the fastest.
+    const CaseResult* ref = ran.front();
+    if (slow.profile)
+      for (std::size_t j = 0; j < i; ++j)
+        if (ran[j]->profile && one_kernel(*ran[j]) == one_kernel(slow)) {
+          ref = ran[j];
+          break;
+        }
+    std::string text;
+    if (within_noise(*ref, slow)) {
+      text = fmt::format("{} is as fast as {} within the noise ({})", slow.backend, ref->backend,
+                         ratio_text(median(slow) / median(*ref)));
+    } else {
+      text = fmt::format("{} is {} slower than {}", slow.backend,
+                         ratio_text(median(slow) / median(*ref)), ref->backend);
+      const std::vector<std::string> why = reasons(slow, *ref, t);
+      for (std::size_t k = 0; k < why.size(); ++k) text += (k == 0 ? ": " : ", ") + why[k];
+      if (!slow.profile) text += " (no kernel profile to say why)";
+    }
+    s.lines.push_back({slow.backend, SummaryKind::slower, text});
+  }
+  for (const CaseResult* c : cases) {
+    if (c->status == CaseStatus::ok) continue;
+    const bool failed = c->status == CaseStatus::failed;
+    s.lines.push_back({c->backend, failed ? SummaryKind::failed : SummaryKind::skipped,
+                       fmt::format("{} {}{}", c->backend, failed ? "failed" : "was skipped",
+                                   c->reason.empty() ? "" : ": " + c->reason)});
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<ProblemSummary> summarize(const RunReport& report) {
+  const TableContext t(report);
+  std::vector<std::pair<CaseKey, std::vector<const CaseResult*>>>
+      problems;  // in the order they first appear
+  for (const CaseResult& c : report.cases) {
+    const CaseKey key = problem_key(c.problem);
+    auto it = std::find_if(problems.begin(), problems.end(),
+                           [&](const auto& p) { return p.first == key; });
+    if (it == problems.end()) it = problems.insert(problems.end(), {key, {}});
+    it->second.push_back(&c);
+  }
+  std::vector<ProblemSummary> out;
+  for (const auto& [key, cases] : problems) out.push_back(summarize_problem(cases, t));
+  return out;
+}
+
+std::string format_summary(const RunReport& report, const TextStyle& style) {
+  std::string out;
+  for (const ProblemSummary& p : summarize(report)) {
+    out += "  " + p.problem + "\n";
+    for (const SummaryLine& line : p.lines) {
+      const Tone tone = line.kind == SummaryKind::fastest   ? Tone::best
+                        : line.kind == SummaryKind::failed  ? Tone::bad
+                        : line.kind == SummaryKind::skipped ? Tone::warn
+                                                            : Tone::plain;
+      // The backend's name in its colour; the sentence after it plain.
+      out += wrap(paint(line.backend, tone, style.colour) + line.text.substr(line.backend.size()),
+                  style.width, 4, 4);
+    }
+  }
+  return out.empty() ? out : "\nsummary:\n" + out;
+}
+
+}  // namespace sdpa
