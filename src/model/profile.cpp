@@ -93,6 +93,14 @@ double CaseProfile::memsets_per_forward() const {
   return mean_over_forwards(forwards, [](const ForwardProfile& f) { return f.memsets; });
 }
 
+double CaseProfile::kernel_us_per_forward() const {
+  return mean_over_forwards(forwards, [](const ForwardProfile& f) { return f.kernel_us; });
+}
+
+double CaseProfile::wall_us_per_forward() const {
+  return mean_over_forwards(forwards, [](const ForwardProfile& f) { return f.wall_us; });
+}
+
 const KernelProfile* CaseProfile::dominant_kernel() const {
   const auto most = std::max_element(kernels.begin(), kernels.end(), [](const KernelProfile& a, const KernelProfile& b) {
     return a.us_per_forward() < b.us_per_forward();

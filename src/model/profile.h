@@ -102,6 +102,8 @@ struct CaseProfile {
   double kernels_per_forward() const;
   double memcpys_per_forward() const;
   double memsets_per_forward() const;
+  double kernel_us_per_forward() const;  // the kernels' durations added up, mean over forwards
+  double wall_us_per_forward() const;
   const KernelProfile* dominant_kernel() const;  // most GPU time; nullptr without kernels
 };
 

@@ -310,20 +310,15 @@ std::string case_details(const CaseResult& c, std::size_t index, const TableCont
            "</p>\n";
   if (c.profile) {
     const CaseProfile& p = *c.profile;
-    double kernel_us = 0;
-    double wall_us = 0;
-    for (const ForwardProfile& f : p.forwards) {
-      kernel_us += f.kernel_us;
-      wall_us += f.wall_us;
-    }
-    const double n = p.forwards.empty() ? 1 : static_cast<double>(p.forwards.size());
+    const double kernel_us = p.kernel_us_per_forward();
+    const double wall_us = p.wall_us_per_forward();
     out += "<p>" +
            html_escape(fmt::format("per forward (mean of {}): {:g} kernels, {:g} memcpys, {:g} "
                                    "memsets; kernel time {:.1f} "
                                    "us of {:.1f} us wall ({:.0f}%)",
                                    p.forwards.size(), p.kernels_per_forward(),
-                                   p.memcpys_per_forward(), p.memsets_per_forward(), kernel_us / n,
-                                   wall_us / n, wall_us > 0 ? 100 * kernel_us / wall_us : 0.0)) +
+                                   p.memcpys_per_forward(), p.memsets_per_forward(), kernel_us,
+                                   wall_us, wall_us > 0 ? 100 * kernel_us / wall_us : 0.0)) +
            "</p>\n";
     out += kernel_table(p);
     if (!p.findings.empty()) {

@@ -12,19 +12,14 @@ constexpr std::size_t kNameColumn = 56;
 std::string dims(const Dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
 
 std::string case_summary(const CaseResult& c, const CaseProfile& p) {
-  double kernel_us = 0;
-  double wall_us = 0;
-  for (const ForwardProfile& f : p.forwards) {
-    kernel_us += f.kernel_us;
-    wall_us += f.wall_us;
-  }
-  const double n = p.forwards.empty() ? 1 : static_cast<double>(p.forwards.size());
+  const double kernel_us = p.kernel_us_per_forward();
+  const double wall_us = p.wall_us_per_forward();
   std::string text = fmt::format(
       "{} {} {}{}: {:g} kernels, {:g} memcpys, {:g} memsets per forward (mean of {}); kernel time {:.1f} us of "
       "{:.1f} us wall ({:.0f}%)",
       c.backend, c.problem.shape_label(), dtype_name(c.problem.dtype), c.problem.causal ? " causal" : "",
-      p.kernels_per_forward(), p.memcpys_per_forward(), p.memsets_per_forward(), p.forwards.size(), kernel_us / n,
-      wall_us / n, wall_us > 0 ? 100 * kernel_us / wall_us : 0.0);
+      p.kernels_per_forward(), p.memcpys_per_forward(), p.memsets_per_forward(), p.forwards.size(), kernel_us,
+      wall_us, wall_us > 0 ? 100 * kernel_us / wall_us : 0.0);
   if (c.host)
     text += fmt::format("; host {:.1f} us per call, first call {:.1f} us, setup {:.2f} ms", c.host->per_call_us,
                         c.host->first_call_us, c.host->setup_ms);
