@@ -5,8 +5,10 @@
 # build/tests/sdpa_gpu_tests. Results land in $OUT; short tables last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-/tmp/sdpa-prof-out}
+# Logs gather in a work folder and come back as one archive ($OUT/h200-check.tgz).
+out=${WORK:-/tmp/h200-check}
 mkdir -p "$out"
+trap '[ -n "${OUT:-}" ] && tar -czf "$OUT/h200-check.tgz" -C "$out" .' EXIT
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu
 tool=build/src/sdpa-prof
 
@@ -26,5 +28,9 @@ echo "== cudnn:all"
 $tool --backend cudnn:all --seq 4096 --head-dim 128 --json "$out/cudnn_all.json" >"$out/cudnn_all.txt" 2>&1
 $tool compare "$out/cudnn_all.json" "$out/cudnn_all.json" | tail -3
 
-OUT=$out BUILD=build scripts/clocks_check.sh 2>&1 | tail -40
+OUT=$out/clocks BUILD=build scripts/clocks_check.sh 2>&1 | tail -40
+if [ -n "${SANITIZE:-}" ]; then
+  echo "== compute-sanitizer"
+  LOG_DIR=$out BUILD=build timeout "${SANITIZE_TIMEOUT:-300}" scripts/sanitize.sh
+fi
 echo "gpu tests rc=$tests_rc fault rc=$fault_rc"

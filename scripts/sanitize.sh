@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compute-sanitizer memcheck and racecheck over small cases of every built backend, on a GPU
+# compute-sanitizer memcheck, racecheck, initcheck and synccheck over small cases of every built backend, on a GPU
 # machine. Small odd sizes exercise the tile tails; each case runs verification plus one forward.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -8,12 +8,13 @@ export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-
 sanitizer=${SANITIZER:-compute-sanitizer}
 cases=(--backend "${BACKENDS:-all}" --batch 1 --heads 4 --kv-heads 2 --seq 17,127 --seq-kv 17,130
        --head-dim 64,128 --dtype bf16,fp16 --causal --warmup 0 --min-samples 1 --min-time 0)
+log_dir=${LOG_DIR:-/tmp}
 status=0
-for tool in memcheck racecheck; do
+for tool in ${SANITIZER_TOOLS:-memcheck racecheck initcheck synccheck}; do
   echo "== $tool"
-  "$sanitizer" --tool "$tool" --error-exitcode 99 "$build/src/sdpa-prof" "${cases[@]}" >/tmp/sanitize-$tool.log 2>&1
+  "$sanitizer" --tool "$tool" --error-exitcode 99 "$build/src/sdpa-prof" "${cases[@]}" >"$log_dir/sanitize-$tool.log" 2>&1
   rc=$?
-  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|hazard" /tmp/sanitize-$tool.log | sort | uniq -c | head -10
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|hazard|Uninitialized|Barrier" "$log_dir/sanitize-$tool.log" | sort | uniq -c | head -10
   echo "$tool exit code $rc"
   [ "$rc" -ne 0 ] && status=1
 done
