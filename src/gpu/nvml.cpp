@@ -19,6 +19,24 @@ constexpr int kNvmlClockSm = 1;                  // NVML_CLOCK_SM
 constexpr int kNvmlTemperatureGpu = 0;           // NVML_TEMPERATURE_GPU
 constexpr unsigned kNvmlDriverVersionSize = 80;  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
 constexpr const char* kNvmlSoname = "libnvidia-ml.so.1";
+constexpr unsigned kNvmlFieldPowerInstant = 186;  // NVML_FI_DEV_POWER_INSTANT, milliwatts
+enum NvmlValueType : int { kNvmlValueDouble = 0, kNvmlValueUnsigned = 1, kNvmlValueUnsignedLong = 2, kNvmlValueUnsignedLongLong = 3 };
+
+// nvmlFieldValue_t.
+struct NvmlFieldValue {
+  unsigned field_id = 0;
+  unsigned scope_id = 0;
+  long long timestamp = 0;
+  long long latency_us = 0;
+  int value_type = 0;
+  nvmlReturn_t result = 0;
+  union {
+    double as_double;
+    unsigned as_unsigned;
+    unsigned long as_unsigned_long;
+    unsigned long long as_unsigned_long_long;
+  } value{};
+};
 
 template <typename Fn>
 void resolve_symbol(void* library, const char* name, Fn& fn) {
@@ -43,6 +61,7 @@ struct Nvml::Library {
   nvmlReturn_t (*nvmlDeviceGetClockInfo)(nvmlDevice_t, int, unsigned*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetMaxClockInfo)(nvmlDevice_t, int, unsigned*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetPowerUsage)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetFieldValues)(nvmlDevice_t, int, NvmlFieldValue*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetEnforcedPowerLimit)(nvmlDevice_t, unsigned*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetTemperature)(nvmlDevice_t, int, unsigned*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetTotalEnergyConsumption)(nvmlDevice_t, unsigned long long*) = nullptr;
@@ -68,6 +87,7 @@ struct Nvml::Library {
     resolve_symbol(handle, "nvmlDeviceGetClockInfo", nvmlDeviceGetClockInfo);
     resolve_symbol(handle, "nvmlDeviceGetMaxClockInfo", nvmlDeviceGetMaxClockInfo);
     resolve_symbol(handle, "nvmlDeviceGetPowerUsage", nvmlDeviceGetPowerUsage);
+    resolve_symbol(handle, "nvmlDeviceGetFieldValues", nvmlDeviceGetFieldValues);
     resolve_symbol(handle, "nvmlDeviceGetEnforcedPowerLimit", nvmlDeviceGetEnforcedPowerLimit);
     resolve_symbol(handle, "nvmlDeviceGetTemperature", nvmlDeviceGetTemperature);
     resolve_symbol(handle, "nvmlDeviceGetTotalEnergyConsumption",
@@ -130,8 +150,28 @@ Nvml::Nvml(std::unique_ptr<Library> library) : library_(std::move(library)) {
   const bool have_driver =
       library_->nvmlSystemGetDriverVersion != nullptr &&
       library_->nvmlSystemGetDriverVersion(driver, sizeof(driver)) == kNvmlSuccess;
-  description_ = have_driver ? fmt::format("NVML, driver {} ({})", driver, library_->path)
-                             : fmt::format("NVML ({})", library_->path);
+  instant_power_ = instant_power_mw().has_value();
+  description_ = fmt::format("NVML, {}{} ({})", have_driver ? fmt::format("driver {}, ", driver) : "",
+                             instant_power_ ? "instant power" : "power averaged over ~1 s by the driver",
+                             library_->path);
+}
+
+// The power now, where the driver offers it: nvmlDeviceGetPowerUsage averages over ~1 s on Ampere
+// and newer, so a short case's highest reading would trail its mean.
+std::optional<double> Nvml::instant_power_mw() const {
+  const Library& l = *library_;
+  if (l.nvmlDeviceGetFieldValues == nullptr) return std::nullopt;
+  NvmlFieldValue field;
+  field.field_id = kNvmlFieldPowerInstant;
+  if (l.nvmlDeviceGetFieldValues(l.device, 1, &field) != kNvmlSuccess || field.result != kNvmlSuccess)
+    return std::nullopt;
+  switch (field.value_type) {
+    case kNvmlValueDouble: return field.value.as_double;
+    case kNvmlValueUnsigned: return field.value.as_unsigned;
+    case kNvmlValueUnsignedLong: return static_cast<double>(field.value.as_unsigned_long);
+    case kNvmlValueUnsignedLongLong: return static_cast<double>(field.value.as_unsigned_long_long);
+    default: return std::nullopt;
+  }
 }
 
 Nvml::~Nvml() = default;
@@ -140,8 +180,10 @@ Nvml::Reading Nvml::read() const {
   const Library& l = *library_;
   Reading r;
   unsigned value = 0;
-  if (l.nvmlDeviceGetPowerUsage != nullptr &&
-      l.nvmlDeviceGetPowerUsage(l.device, &value) == kNvmlSuccess)
+  if (const std::optional<double> mw = instant_power_ ? instant_power_mw() : std::nullopt)
+    r.power_w = *mw / 1000.0;
+  else if (l.nvmlDeviceGetPowerUsage != nullptr &&
+           l.nvmlDeviceGetPowerUsage(l.device, &value) == kNvmlSuccess)
     r.power_w = value / 1000.0;  // milliwatts
   if (l.nvmlDeviceGetTemperature != nullptr &&
       l.nvmlDeviceGetTemperature(l.device, kNvmlTemperatureGpu, &value) == kNvmlSuccess)

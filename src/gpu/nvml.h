@@ -34,7 +34,7 @@ class Nvml {
   Nvml(const Nvml&) = delete;
   Nvml& operator=(const Nvml&) = delete;
 
-  const std::string& description() const { return description_; }  // "NVML, driver 580.65.06 (...)"
+  const std::string& description() const { return description_; }  // "NVML, driver 580.65.06, instant power (...)"
   Reading read() const;
   std::optional<double> power_limit_w() const;
   std::optional<double> energy_j() const;  // since the driver loaded (Volta and newer)
@@ -42,9 +42,11 @@ class Nvml {
 
  private:
   explicit Nvml(std::unique_ptr<Library> library);
+  std::optional<double> instant_power_mw() const;
 
   std::unique_ptr<Library> library_;
   std::string description_;
+  bool instant_power_ = false;  // NVML_FI_DEV_POWER_INSTANT answers here
 };
 
 }  // namespace sdpa

@@ -35,7 +35,7 @@ std::string clock_reason_text(uint64_t reasons);
 // What NVML read while a case's timing samples ran. A field is empty when NVML could not read it.
 struct PowerSummary {
   std::optional<double> mean_w;     // energy counter over the sampling window (else mean reading)
-  std::optional<double> highest_w;  // highest power reading (the driver averages each over ~1 s)
+  std::optional<double> highest_w;  // highest power reading (instant where the driver has it, else ~1 s averages)
   std::optional<double> limit_w;    // enforced power limit
   std::optional<double> temperature_c;  // highest GPU temperature read
   std::optional<double> sm_clock_mhz;   // median of NVML's SM clock readings (beside the probe's)
@@ -47,7 +47,7 @@ struct PowerSummary {
 struct PowerSource {
   bool enabled = false;
   std::string
-      description;  // "NVML, driver 580.65.06 (libnvidia-ml.so.1)", else the reason it is off
+      description;  // "NVML, driver 580.65.06, instant power (libnvidia-ml.so.1)", else why it is off
 };
 
 // A median SM clock under this fraction of the peak is named: a finding and a marker on the time.
