@@ -176,7 +176,11 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     ++done;
     progress << fmt::format("[{}/{}] {} {} {}: {}{} ({:.2f} s){}\n", done, std::max(done, problems * per_problem),
                             c.backend, c.problem.shape_label(), dtype_name(c.problem.dtype), status_name(c.status),
-                            c.timing ? fmt::format(" {:.3f} ms", c.timing->median_ms) : "",
+                            c.timing ? fmt::format(" {:.3f} ms{}", c.timing->median_ms,
+                                                   c.timing->interrupted
+                                                       ? fmt::format(" (interrupted after {} samples)", c.timing->samples)
+                                                       : "")
+                                     : "",
                             case_clock.elapsed_us() / 1e6, setup_text(c.setup));
     case_clock = HostStopwatch{};
     const std::lock_guard<std::mutex> lock(cases_mutex);

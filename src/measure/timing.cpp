@@ -52,6 +52,7 @@ TimingStats time_forward(const std::function<void(cudaStream_t)>& forward, cudaS
   if (options.nvml != nullptr) power.emplace(*options.nvml);
   const auto began = std::chrono::steady_clock::now();
   StopDecision decision = StopDecision::keep_going;
+  bool interrupted = false;
   while (decision == StopDecision::keep_going) {
     if (l2) l2->flush(stream);
     SDPA_CHECK_CUDA(launch_clock_probe(probe.as<ClockProbe>(), kProbeCycles, stream));
@@ -73,12 +74,15 @@ TimingStats time_forward(const std::function<void(cudaStream_t)>& forward, cudaS
     const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     decision = kept.empty() ? (elapsed_s >= options.stopping.timeout_s ? StopDecision::timed_out : StopDecision::keep_going)
                             : should_stop(options.stopping, kept, elapsed_s);
-    if (decision == StopDecision::keep_going && options.stop_requested && options.stop_requested())
+    if (decision == StopDecision::keep_going && options.stop_requested && options.stop_requested()) {
       decision = StopDecision::timed_out;
+      interrupted = true;
+    }
   }
   // Every sample throttled: report them rather than nothing, and say so through the count.
   TimingStats t = timing_from_samples(kept.empty() ? throttled : kept, options);
   t.converged = decision == StopDecision::converged;
+  t.interrupted = interrupted;
   t.throttled_dropped = kept.empty() ? 0 : static_cast<int>(throttled.size());
   t.sm_clock_mhz = clocks.empty() ? 0.0 : summarize(clocks).median;
   t.sm_clock_peak_mhz = device.sm_clock_khz / 1000.0;

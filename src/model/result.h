@@ -45,6 +45,7 @@ struct TimingStats {
   // (results written before schema 3).
   double relative_spread = -1;
   bool converged = false;      // relative_spread fell under --max-noise before --timeout
+  bool interrupted = false;    // sampling cut short by a stop request (Ctrl-C, SIGTERM)
   bool cold_cache = true;      // L2 flushed before each sample (false with --hot)
   int throttled_dropped = 0;   // samples dropped because the SM clock was under the threshold
   double sm_clock_mhz = 0;     // median SM clock over the kept samples

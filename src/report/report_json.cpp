@@ -128,6 +128,7 @@ json timing_to_json(const TimingStats& t) {
               {"q3_ms", t.q3_ms},
               {"relative_spread", t.relative_spread},
               {"converged", t.converged},
+              {"interrupted", t.interrupted},
               {"cold_cache", t.cold_cache},
               {"throttled_dropped", t.throttled_dropped},
               {"sm_clock_mhz", t.sm_clock_mhz},
@@ -155,6 +156,7 @@ TimingStats timing_from_json(const JsonFields& t) {
   s.q3_ms = t.number_or("q3_ms", 0.0, 0, kMaxMs);
   s.relative_spread = t.number_or("relative_spread", -1.0, -1, 1e6);
   s.converged = t.boolean_or("converged", false);
+  s.interrupted = t.boolean_or("interrupted", false);
   s.cold_cache = t.boolean_or("cold_cache", false);
   s.throttled_dropped = static_cast<int>(t.integer_or("throttled_dropped", 0, 0, INT32_MAX));
   s.sm_clock_mhz = t.number_or("sm_clock_mhz", 0.0, 0, 100000);
