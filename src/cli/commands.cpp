@@ -19,6 +19,7 @@
 #include "io/ceilings_file.h"
 #include "io/json_input.h"
 #include "measure/ceilings.h"
+#include "profile/counter_session.h"
 #include "profile/cupti_session.h"
 #include "profile/host_cost.h"
 #include "compare/comparison.h"
@@ -139,6 +140,15 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     profiler_info.description = "--no-profile";
   }
   progress << fmt::format("profile: {}{}\n", profiler_info.enabled ? "" : "off, timing only: ", profiler_info.description);
+  std::unique_ptr<CounterSession> counters;
+  if (o.config.counters && profiler) {
+    std::string why_not;
+    counters = CounterSession::start(o.device, why_not);
+    progress << (counters ? fmt::format("counters: {}\n", counters->description())
+                          : fmt::format("counters: off, the sweep goes on without them: {}\n", why_not));
+  } else {
+    progress << fmt::format("counters: off ({})\n", o.config.counters ? "they need the profile pass" : "--no-counters");
+  }
   report.environment.power = nvml ? PowerSource{true, nvml->description()} : PowerSource{false, nvml_why};
   progress << (nvml ? fmt::format("power: {}\n", nvml->description())
                     : fmt::format("power: off: {}; SM clocks are still measured, but not power, temperature "
@@ -185,7 +195,8 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   const auto on_start = [&](const std::string& backend, const Problem& p) {
     if (watchdog) watchdog->start_case(fmt::format("{} {} {}", backend, p.shape_label(), dtype_name(p.dtype)));
   };
-  SweepResult swept = run_sweep(plan, device, report.environment.seed, timing, on_case, profiler.get(), on_start);
+  SweepResult swept = run_sweep(plan, device, report.environment.seed, timing, on_case, profiler.get(), on_start,
+                                counters.get());
   watchdog.reset();
 
   const int signal = InterruptGuard::signal_seen();

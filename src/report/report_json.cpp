@@ -167,6 +167,13 @@ TimingStats timing_from_json(const JsonFields& t) {
 json roofline_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilings) {
   json j{{"arithmetic_intensity", c.problem.flops() / c.problem.min_bytes()},
          {"achieved_tb_per_s", c.achieved_tb_per_s()}};
+  // Measured by the counter pass: the bytes the kernels really moved, so the point's real intensity.
+  if (const std::optional<double> bytes = c.profile ? dram_bytes_per_forward(*c.profile) : std::nullopt;
+      bytes && *bytes > 0) {
+    j["measured_dram_bytes"] = *bytes;
+    j["measured_arithmetic_intensity"] = c.problem.flops() / *bytes;
+    j["measured_dram_tb_per_s"] = *bytes / (c.timing->median_ms * 1e-3) / 1e12;
+  }
   if (ceilings) {
     const double peak = c.problem.dtype == DType::bf16 ? ceilings->bf16_gemm_tflops : ceilings->fp16_gemm_tflops;
     j["percent_of_compute_ceiling"] = 100.0 * c.tflops() / peak;
