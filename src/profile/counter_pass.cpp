@@ -6,10 +6,10 @@
 namespace sdpa {
 
 void count_forward(CounterSession& session, CaseProfile& profile, const std::function<void(cudaStream_t)>& forward,
-                   cudaStream_t stream, const Problem& problem, int sm_count, std::optional<double> expected_dram_bytes) {
+                   const std::function<void(cudaStream_t)>& before_pass, cudaStream_t stream, const Problem& problem, int sm_count, std::optional<double> expected_dram_bytes) {
   CounterSession::Readout readout;
   try {
-    readout = session.measure(forward, stream, profile.launch_order.size());
+    readout = session.measure(forward, before_pass, stream, profile.launch_order.size());
   } catch (const ApiError& e) {
     profile.counters_skipped = e.what();
     return;

@@ -1,4 +1,4 @@
-// The counter pass of one case: one forward under the range profiler, after the activity pass
+// The counter pass of one case: the forward under the range profiler, once per pass, after the activity pass
 // (whose launch order names the ranges) and before the timing pass. Never fails the case: what
 // went wrong lands in profile.counters_skipped.
 #pragma once
@@ -14,9 +14,10 @@
 
 namespace sdpa {
 
-// Fills each kernel's counters, profile.counters and the counter findings. `expected_dram_bytes`:
+// Fills each kernel's counters, profile.counters and the counter findings; `before_pass` runs
+// before each replay of the forward (the L2 flush of a cold-cache run). `expected_dram_bytes`:
 // the backend's own count of the DRAM bytes its kernels move per forward, if it has one.
 void count_forward(CounterSession& session, CaseProfile& profile, const std::function<void(cudaStream_t)>& forward,
-                   cudaStream_t stream, const Problem& problem, int sm_count, std::optional<double> expected_dram_bytes);
+                   const std::function<void(cudaStream_t)>& before_pass, cudaStream_t stream, const Problem& problem, int sm_count, std::optional<double> expected_dram_bytes);
 
 }  // namespace sdpa

@@ -177,15 +177,16 @@ std::string CounterSession::description() const {
 
 CounterSource CounterSession::source() const {
   CounterSource s;
-  s.api = fmt::format("CUPTI range profiler (auto range, kernel replay), API {}", version_);
+  s.api = fmt::format("CUPTI range profiler (auto range, user replay, L2 flushed before each pass), API {}", version_);
   s.chip = chip_;
   s.passes = passes_;
   s.unavailable = unavailable_;
   return s;
 }
 
-CounterSession::Readout CounterSession::measure(const std::function<void(cudaStream_t)>& forward, cudaStream_t stream,
-                                                std::size_t max_ranges) {
+CounterSession::Readout CounterSession::measure(const std::function<void(cudaStream_t)>& forward,
+                                                const std::function<void(cudaStream_t)>& before_pass,
+                                                cudaStream_t stream, std::size_t max_ranges) {
   const HostStopwatch clock;
   SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
   auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
@@ -227,7 +228,7 @@ CounterSession::Readout CounterSession::measure(const std::function<void(cudaStr
   config.counterDataImageSize = data.size();
   config.pCounterDataImage = data.data();
   config.range = CUPTI_AutoRange;
-  config.replayMode = CUPTI_KernelReplay;
+  config.replayMode = CUPTI_UserReplay;
   config.maxRangesPerPass = ranges;
   config.numNestingLevels = 1;
   config.minNestingLevel = 1;
@@ -235,17 +236,25 @@ CounterSession::Readout CounterSession::measure(const std::function<void(cudaStr
   config.targetNestingLevel = 1;
   SDPA_CHECK_CUPTI(api_.cuptiRangeProfilerSetConfig(&config));
 
-  auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
-  start.pRangeProfilerObject = object;
-  SDPA_CHECK_CUPTI(api_.cuptiRangeProfilerStart(&start));
-  forward(stream);  // kernel replay: every pass of every kernel happens inside its launch
-  SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
-  auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-  stop.pRangeProfilerObject = object;
-  SDPA_CHECK_CUPTI(api_.cuptiRangeProfilerStop(&stop));
-  if (stop.isAllPassSubmitted == 0)
-    throw_api_error("CUPTI", "cuptiRangeProfilerStop", __FILE__, __LINE__,
-                    "kernel replay left passes unsubmitted after one forward");
+  Readout out;
+  // Each pass replays the whole forward; a few more tries than passes before giving up.
+  for (bool all_in = false; !all_in;) {
+    if (out.replays > passes_ + 2)
+      throw_api_error("CUPTI", "cuptiRangeProfilerStop", __FILE__, __LINE__,
+                      fmt::format("passes still unsubmitted after {} forwards", out.replays));
+    before_pass(stream);  // outside Start/Stop: not a range of its own
+    SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
+    auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+    start.pRangeProfilerObject = object;
+    SDPA_CHECK_CUPTI(api_.cuptiRangeProfilerStart(&start));
+    forward(stream);
+    ++out.replays;
+    SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
+    auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    stop.pRangeProfilerObject = object;
+    SDPA_CHECK_CUPTI(api_.cuptiRangeProfilerStop(&stop));
+    all_in = stop.isAllPassSubmitted != 0;
+  }
   auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   decode.pRangeProfilerObject = object;
   SDPA_CHECK_CUPTI(api_.cuptiRangeProfilerDecodeData(&decode));
@@ -257,7 +266,6 @@ CounterSession::Readout CounterSession::measure(const std::function<void(cudaStr
   info.pCounterDataImage = data.data();
   info.counterDataImageSize = data.size();
   SDPA_CHECK_CUPTI(api_.cuptiRangeProfilerGetCounterDataInfo(&info));
-  Readout out;
   for (std::size_t r = 0; r < info.numTotalRanges; ++r) {
     RangeValues values(names.size(), NAN);
     auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);

@@ -1,7 +1,8 @@
-// Hardware counters per kernel through CUPTI's range profiler (auto range, kernel replay): the
+// Hardware counters per kernel through CUPTI's range profiler (auto range, user replay): the
 // config image is built once per run from metric names checked against the chip; each case's
-// counter pass runs one forward with the range profiler on, apart from the activity and timing
-// passes, and hands back the decoded values per kernel launch.
+// counter pass runs the forward once per pass the metrics need, each time after `before_pass`
+// (an L2 flush, so every pass starts as a cold-cache timing sample does), apart from the
+// activity and timing passes, and hands back the decoded values per kernel launch.
 #pragma once
 
 #include <cuda.h>
@@ -29,7 +30,7 @@ class CounterSession {
   CounterSession(const CounterSession&) = delete;
   CounterSession& operator=(const CounterSession&) = delete;
 
-  // "CUPTI range profiler (auto range, kernel replay), API 130001, GH100: 8 metrics in 9 passes"
+  // "CUPTI range profiler (auto range, user replay), API 130001, GH100: 8 metrics in 9 passes"
   std::string description() const;
   const std::vector<std::string>& metrics() const { return metrics_; }
   CounterSource source() const;  // wall time and expected bytes left for the caller
@@ -37,10 +38,13 @@ class CounterSession {
   struct Readout {
     std::vector<RangeValues> ranges;  // one per kernel launch, in launch order
     double wall_ms = 0;               // the pass's host time, replays included
+    int replays = 0;                  // forwards run
   };
-  // One forward under the range profiler, with room for `max_ranges` launches. Throws ApiError
-  // when a CUPTI call fails; the range profiler is off again either way.
-  Readout measure(const std::function<void(cudaStream_t)>& forward, cudaStream_t stream, std::size_t max_ranges);
+  // The forward under the range profiler until every pass is in, with room for `max_ranges`
+  // launches per forward. Throws ApiError when a CUPTI call fails; the range profiler is off
+  // again either way.
+  Readout measure(const std::function<void(cudaStream_t)>& forward, const std::function<void(cudaStream_t)>& before_pass,
+                  cudaStream_t stream, std::size_t max_ranges);
 
  private:
   CounterSession(const CuptiProfilerApi& api, uint32_t version, CUcontext context);

@@ -8,6 +8,7 @@
 #include "gpu/problem_shape.h"
 #include "gpu/check.h"
 #include "gpu/device_buffer.h"
+#include "measure/l2_flush.h"
 #include "profile/counter_pass.h"
 #include "profile/host_cost.h"
 #include "profile/profile_pass.h"
@@ -98,9 +99,16 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
   }
   if (profiler != nullptr)
     r.profile = profile_forwards(*profiler, forward, stream, nvtx_range_prefix(r.backend, p), kProfileForwards, device);
-  if (r.profile && counters != nullptr)
-    count_forward(*counters, *r.profile, forward, stream, p, device.sm_count,
+  if (r.profile && counters != nullptr) {
+    // Each pass starts as a timing sample does: cold L2 unless the samples run hot.
+    std::optional<L2Flush> l2;
+    if (!timing.hot) l2.emplace(device.l2_bytes);
+    const auto before_pass = [&](cudaStream_t s) {
+      if (l2) l2->flush(s);
+    };
+    count_forward(*counters, *r.profile, forward, before_pass, stream, p, device.sm_count,
                   entry.kernel_dram_bytes != nullptr ? std::optional(entry.kernel_dram_bytes(p)) : std::nullopt);
+  }
   r.timing = time_forward(forward, stream, timing, device);
   r.host->per_call_us = host_us_per_call(forward, stream, kHostCostCalls);
   r.host->calls = kHostCostCalls;
