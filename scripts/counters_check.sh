@@ -38,6 +38,8 @@ run_ncu flash 1024 64 flash_fwd
 run_ncu cudnn 1024 64 cudnn
 run_ncu flash 4096 128 flash_fwd
 run_ncu cudnn 4096 128 cudnn
+grep -h -A8 "^  counters:" "$out/c1.txt" "$out/c2.txt" | cut -c1-160 | head -70
+grep -h -E "dram-bound|tensor-idle|achieved-occupancy|DRAM-bound|tensor pipes|achieved occupancy far" "$out/c1.txt" "$out/c2.txt" | head -12
 python3 "$here/counters_compare.py" --out "$out" >"$out/side_by_side.md"
 (cd "$out" && tar czf logs.tar.gz ncu_*.csv ncu_*.log c1.txt c2.txt ./*.progress && rm -f ncu_*.csv ncu_*.log c1.txt c2.txt ./*.progress)
 cat "$out/side_by_side.md"
