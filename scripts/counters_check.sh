@@ -11,17 +11,18 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu
 ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 shape="--batch 8 --heads 16 --dtype bf16 --causal"
+brief="--timeout 4"  # seconds of sampling per case at most: the whole check fits one short call
 
 echo "== counter pass, S1024 D64 and S4096 D128"
-$tool --backend naive-inplace,math,efficient,flash,cudnn $shape --seq 1024 --head-dim 64 --json "$out/c1.json" \
+$tool --backend naive-inplace,math,efficient,flash,cudnn $shape $brief --seq 1024 --head-dim 64 --json "$out/c1.json" \
   --kernels >"$out/c1.txt" 2>"$out/c1.progress"; echo "rc=$?"
-$tool --backend flash,cudnn $shape --seq 4096 --head-dim 128 --json "$out/c2.json" --kernels \
+$tool --backend flash,cudnn $shape $brief --seq 4096 --head-dim 128 --json "$out/c2.json" --kernels \
   >"$out/c2.txt" 2>"$out/c2.progress"; echo "rc=$?"
 grep -E "^counters|^profile" "$out/c1.progress"
 echo "== the same without counters (timing medians)"
-$tool --backend naive-inplace,math,efficient,flash,cudnn $shape --seq 1024 --head-dim 64 --no-counters \
+$tool --backend naive-inplace,math,efficient,flash,cudnn $shape $brief --seq 1024 --head-dim 64 --no-counters \
   --json "$out/n1.json" >/dev/null 2>"$out/n1.progress"; echo "rc=$?"
-$tool --backend flash,cudnn $shape --seq 4096 --head-dim 128 --no-counters --json "$out/n2.json" \
+$tool --backend flash,cudnn $shape $brief --seq 4096 --head-dim 128 --no-counters --json "$out/n2.json" \
   >/dev/null 2>"$out/n2.progress"; echo "rc=$?"
 
 echo "== Nsight Compute, one launch of each fused kernel, same metrics"
