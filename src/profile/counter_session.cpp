@@ -177,7 +177,7 @@ std::string CounterSession::description() const {
 
 CounterSource CounterSession::source() const {
   CounterSource s;
-  s.api = fmt::format("CUPTI range profiler (auto range, user replay, L2 flushed before each pass), API {}", version_);
+  s.api = fmt::format("CUPTI range profiler (auto range, user replay, L2 emptied before each pass), API {}", version_);
   s.chip = chip_;
   s.passes = passes_;
   s.unavailable = unavailable_;

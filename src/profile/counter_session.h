@@ -1,7 +1,7 @@
 // Hardware counters per kernel through CUPTI's range profiler (auto range, user replay): the
 // config image is built once per run from metric names checked against the chip; each case's
 // counter pass runs the forward once per pass the metrics need, each time after `before_pass`
-// (an L2 flush, so every pass starts as a cold-cache timing sample does), apart from the
+// (emptying the L2, as Nsight Compute's --cache-control all does), apart from the
 // activity and timing passes, and hands back the decoded values per kernel launch.
 #pragma once
 

@@ -8,7 +8,7 @@
 #include "gpu/problem_shape.h"
 #include "gpu/check.h"
 #include "gpu/device_buffer.h"
-#include "measure/l2_flush.h"
+#include "measure/l2_clean.h"
 #include "profile/counter_pass.h"
 #include "profile/host_cost.h"
 #include "profile/profile_pass.h"
@@ -100,11 +100,12 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
   if (profiler != nullptr)
     r.profile = profile_forwards(*profiler, forward, stream, nvtx_range_prefix(r.backend, p), kProfileForwards, device);
   if (r.profile && counters != nullptr) {
-    // Each pass starts as a timing sample does: cold L2 unless the samples run hot.
-    std::optional<L2Flush> l2;
+    // Each pass starts with a cold L2 (unless the samples run hot), and a clean one: what is
+    // counted is what the forward's own kernels move.
+    std::optional<L2Clean> l2;
     if (!timing.hot) l2.emplace(device.l2_bytes);
     const auto before_pass = [&](cudaStream_t s) {
-      if (l2) l2->flush(s);
+      if (l2) l2->clean(s);
     };
     count_forward(*counters, *r.profile, forward, before_pass, stream, p, device.sm_count,
                   entry.kernel_dram_bytes != nullptr ? std::optional(entry.kernel_dram_bytes(p)) : std::nullopt);
