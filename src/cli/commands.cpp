@@ -127,7 +127,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     device.sm_clock_khz = static_cast<int>(1000 * nvml->max_sm_clock_mhz().value_or(0));
   report.config = o.config;
   report.environment = Environment{kToolVersion, kGitSha, o.command_line, host_name(), utc_now_iso8601(),
-                                   o.config.seed ? *o.config.seed : std::random_device{}(), device, {}, {}, {}};
+                                   o.config.seed ? *o.config.seed : std::random_device{}(), device, {}, {}, {}, {}};
   progress << fmt::format("{} ({} SMs, {}), driver {}, CUDA runtime {}, seed {}\n", device.name,
                           device.sm_count, gib_text(device.total_memory), version_text(device.driver_version),
                           version_text(device.runtime_version), report.environment.seed);
@@ -141,14 +141,15 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   }
   progress << fmt::format("profile: {}{}\n", profiler_info.enabled ? "" : "off, timing only: ", profiler_info.description);
   std::unique_ptr<CounterSession> counters;
+  Profiler& counters_info = report.environment.counters;
   if (o.config.counters && profiler) {
-    std::string why_not;
-    counters = CounterSession::start(o.device, why_not);
-    progress << (counters ? fmt::format("counters: {}\n", counters->description())
-                          : fmt::format("counters: off, the sweep goes on without them: {}\n", why_not));
+    counters = CounterSession::start(o.device, counters_info.description);
+    if (counters) counters_info = Profiler{true, counters->description()};
   } else {
-    progress << fmt::format("counters: off ({})\n", o.config.counters ? "they need the profile pass" : "--no-counters");
+    counters_info.description = o.config.counters ? "they need the profile pass" : "--no-counters";
   }
+  progress << fmt::format("counters: {}{}\n", counters_info.enabled ? "" : "off, the sweep goes on without them: ",
+                          counters_info.description);
   report.environment.power = nvml ? PowerSource{true, nvml->description()} : PowerSource{false, nvml_why};
   progress << (nvml ? fmt::format("power: {}\n", nvml->description())
                     : fmt::format("power: off: {}; SM clocks are still measured, but not power, temperature "

@@ -96,6 +96,7 @@ struct Environment {
   Profiler profiler;
   std::optional<Ceilings> ceilings;  // the device's measured limits, when known
   PowerSource power;                 // NVML, or why power and clock-event reasons are missing
+  Profiler counters;                 // the range profiler's description, or why there are no counters
 };
 
 struct RunReport {

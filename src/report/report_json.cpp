@@ -267,6 +267,7 @@ json report_to_json(const RunReport& r) {
   env["profiler"] = {{"enabled", e.profiler.enabled}, {"description", e.profiler.description}};
   env["ceilings"] = e.ceilings ? ceilings_to_json(*e.ceilings) : json(nullptr);
   env["power"] = {{"enabled", e.power.enabled}, {"description", e.power.description}};
+  env["counters"] = {{"enabled", e.counters.enabled}, {"description", e.counters.description}};
   json cases = json::array();
   for (const CaseResult& c : r.cases) cases.push_back(case_to_json(c, e.ceilings));
   return json{{"schema", "sdpa-prof/result"},
@@ -303,6 +304,10 @@ RunReport report_from_json(const json& doc) {
   if (env.has("power")) {
     const JsonFields power = env.object("power");
     r.environment.power = PowerSource{power.boolean("enabled"), power.text("description")};
+  }
+  if (env.has("counters")) {  // schema 5
+    const JsonFields counters = env.object("counters");
+    r.environment.counters = Profiler{counters.boolean("enabled"), counters.text("description")};
   }
   json config = j.object("config").value();
   config.erase("samples");  // schema 1 and 2 had a fixed sample count; schema 3 samples to a noise target

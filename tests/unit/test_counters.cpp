@@ -7,7 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/cli.h"
 #include "compare/comparison.h"
+#include "io/preset.h"
 #include "model/errors.h"
 #include "profile/counter_metrics.h"
 #include "profile/counter_ranges.h"
@@ -306,6 +308,24 @@ TEST(CounterCompare, MoreDramBytesPerForwardIsARegressionOfItsOwn) {
   const Comparison same = compare_reports(base, report_with(unfused_with_counters(), 1.0), 0.05);
   EXPECT_FALSE(same.cases[0].regression);
   EXPECT_EQ(same.cases[0].kind, RegressionKind::none);
+}
+
+TEST(CounterOptions, OnByDefaultOffByFlagOrPreset) {
+  const char* plain[] = {"sdpa-prof", "--seq", "128"};
+  EXPECT_TRUE(parse_cli(3, plain).options.config.counters);
+  const char* off[] = {"sdpa-prof", "--no-counters"};
+  EXPECT_FALSE(parse_cli(2, off).options.config.counters);
+  EXPECT_FALSE(parse_config(R"({"counters": false})", "test").counters);
+  EXPECT_THROW(parse_config(R"({"counters": 1})", "test"), InputError);
+  EXPECT_EQ(config_to_json(parse_config(R"({"counters": false})", "test"))["counters"], false);
+}
+
+TEST(CounterJson, TheEnvironmentSaysWhyThereAreNoCounters) {
+  RunReport r = report_with(CaseProfile{}, 1.0);
+  r.environment.counters = Profiler{false, "no permission to read GPU performance counters"};
+  const RunReport back = report_from_json(nlohmann::json::parse(report_to_json(r).dump()));
+  EXPECT_FALSE(back.environment.counters.enabled);
+  EXPECT_EQ(back.environment.counters.description, "no permission to read GPU performance counters");
 }
 
 }  // namespace

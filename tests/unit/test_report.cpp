@@ -66,7 +66,7 @@ RunReport sample_report() {
   RunReport r;
   r.config.axes["seq"] = test::ints({1024});
   r.environment = Environment{"0.1.0", "abc123", "sdpa-prof --seq 1024", "host", "2026-12-02T12:00:00Z", 42, {},
-                              Profiler{true, "CUPTI API 130001 (libcupti.so.13)"}, std::nullopt, {}};
+                              Profiler{true, "CUPTI API 130001 (libcupti.so.13)"}, std::nullopt, {}, {}};
   DeviceInfo d;
   d.name = "NVIDIA H200";
   d.uuid = "GPU-00000000-0000-0000-0000-000000000000";
