@@ -35,13 +35,14 @@ const std::vector<CounterMetric>& counter_metric_table();
 std::string_view counter_role_id(CounterRole role);  // "achieved_occupancy", ...
 
 // A kernel's value for `role` under whichever of the role's names it was recorded with.
-std::optional<double> counter_value(const std::map<std::string, double>& counters, CounterRole role);
+std::optional<double> counter_value(const std::map<std::string, double>& counters,
+                                    CounterRole role);
 
 // How the counter pass of a case ran.
 struct CounterSource {
-  std::string api;   // "CUPTI range profiler 130001 (auto range, kernel replay)"
-  std::string chip;  // "GH100"
-  int passes = 0;    // replays of each kernel the metric set needs
+  std::string api;     // "CUPTI range profiler 130001 (auto range, kernel replay)"
+  std::string chip;    // "GH100"
+  int passes = 0;      // replays of each kernel the metric set needs
   double wall_ms = 0;  // the counter pass's own host time
   std::vector<std::string> unavailable;  // metric names this GPU could not give
   // The bytes the backend's own count says a forward's kernels must move through DRAM (none

@@ -6,9 +6,12 @@
 
 namespace sdpa {
 
-std::string_view base_metric_name(std::string_view metric) { return metric.substr(0, metric.find('.')); }
+std::string_view base_metric_name(std::string_view metric) {
+  return metric.substr(0, metric.find('.'));
+}
 
-MetricChoice choose_metrics(std::string_view chip, const std::set<std::string, std::less<>>& base_metrics) {
+MetricChoice choose_metrics(std::string_view chip,
+                            const std::set<std::string, std::less<>>& base_metrics) {
   MetricChoice choice;
   std::vector<CounterRole> roles;
   for (const CounterMetric& m : counter_metric_table())
@@ -28,7 +31,8 @@ MetricChoice choose_metrics(std::string_view chip, const std::set<std::string, s
     if (!chosen.empty()) {
       choice.metrics.push_back(chosen);
     } else {
-      choice.unavailable.push_back(fmt::format("{} ({})", counter_role_id(role), fmt::join(tried, ", ")));
+      choice.unavailable.push_back(
+          fmt::format("{} ({})", counter_role_id(role), fmt::join(tried, ", ")));
     }
   }
   return choice;

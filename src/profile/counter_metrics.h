@@ -15,12 +15,14 @@ namespace sdpa {
 std::string_view base_metric_name(std::string_view metric);
 
 struct MetricChoice {
-  std::vector<std::string> metrics;      // to collect, one per role that the chip can give
-  std::vector<std::string> unavailable;  // the roles' names the chip lacks ("tensor_active: sm__pipe_...")
+  std::vector<std::string> metrics;  // to collect, one per role that the chip can give
+  std::vector<std::string>
+      unavailable;  // the roles' names the chip lacks ("tensor_active: sm__pipe_...")
 };
 
 // Per role, the first name of counter_metric_table() meant for `chip` (or for every chip)
 // whose base metric the chip has.
-MetricChoice choose_metrics(std::string_view chip, const std::set<std::string, std::less<>>& base_metrics);
+MetricChoice choose_metrics(std::string_view chip,
+                            const std::set<std::string, std::less<>>& base_metrics);
 
 }  // namespace sdpa

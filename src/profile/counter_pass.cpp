@@ -5,8 +5,11 @@
 
 namespace sdpa {
 
-void count_forward(CounterSession& session, CaseProfile& profile, const std::function<void(cudaStream_t)>& forward,
-                   const std::function<void(cudaStream_t)>& before_pass, cudaStream_t stream, const Problem& problem, int sm_count, std::optional<double> expected_dram_bytes) {
+void count_forward(CounterSession& session, CaseProfile& profile,
+                   const std::function<void(cudaStream_t)>& forward,
+                   const std::function<void(cudaStream_t)>& before_pass, cudaStream_t stream,
+                   const Problem& problem, int sm_count,
+                   std::optional<double> expected_dram_bytes) {
   CounterSession::Readout readout;
   try {
     readout = session.measure(forward, before_pass, stream, profile.launch_order.size());
@@ -22,7 +25,8 @@ void count_forward(CounterSession& session, CaseProfile& profile, const std::fun
   source.wall_ms = readout.wall_ms;
   source.expected_dram_bytes = expected_dram_bytes;
   profile.counters = std::move(source);
-  for (Finding& f : counter_findings(profile, problem, sm_count)) profile.findings.push_back(std::move(f));
+  for (Finding& f : counter_findings(profile, problem, sm_count))
+    profile.findings.push_back(std::move(f));
 }
 
 }  // namespace sdpa

@@ -43,8 +43,9 @@ class CounterSession {
   // The forward under the range profiler until every pass is in, with room for `max_ranges`
   // launches per forward. Throws ApiError when a CUPTI call fails; the range profiler is off
   // again either way.
-  Readout measure(const std::function<void(cudaStream_t)>& forward, const std::function<void(cudaStream_t)>& before_pass,
-                  cudaStream_t stream, std::size_t max_ranges);
+  Readout measure(const std::function<void(cudaStream_t)>& forward,
+                  const std::function<void(cudaStream_t)>& before_pass, cudaStream_t stream,
+                  std::size_t max_ranges);
 
  private:
   CounterSession(const CuptiProfilerApi& api, uint32_t version, CUcontext context);
