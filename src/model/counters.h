@@ -40,9 +40,9 @@ std::optional<double> counter_value(const std::map<std::string, double>& counter
 
 // How the counter pass of a case ran.
 struct CounterSource {
-  std::string api;     // "CUPTI range profiler 130001 (auto range, kernel replay)"
+  std::string api;     // "CUPTI range profiler (auto range, user replay, ...), API 130001"
   std::string chip;    // "GH100"
-  int passes = 0;      // replays of each kernel the metric set needs
+  int passes = 0;      // forwards (replays) the metric set needs
   double wall_ms = 0;  // the counter pass's own host time
   std::vector<std::string> unavailable;  // metric names this GPU could not give
   // The bytes the backend's own count says a forward's kernels must move through DRAM (none

@@ -266,7 +266,7 @@ RunReport report_with(CaseProfile profile, double median_ms) {
 
 TEST(CounterJson, RoundTripsCountersAndTheirSource) {
   CaseProfile p = unfused_with_counters();
-  CounterSource s{"CUPTI range profiler (auto range, kernel replay), API 130001",
+  CounterSource s{"CUPTI range profiler (auto range, user replay), API 130001",
                   "GH100",
                   9,
                   123.5,
