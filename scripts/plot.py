@@ -7,9 +7,14 @@ Writes, into --out:
                       shape, the total above each bar (needs results with a kernel profile,
                       schema version 2 or later)
   kernels.png         kernels per forward, per backend and shape (same)
+  roofline.png        TFLOP/s against arithmetic intensity, one point per case, under the GPU's
+                      measured ceilings (bf16/fp16 GEMM, device-to-device copy: what
+                      `sdpa-prof ceilings` prints, recorded in each result); the intensity uses
+                      the DRAM bytes the counter pass measured (schema 5) where there are any,
+                      else the problem's minimum bytes (hollow marker)
 
 Needs python3 with matplotlib only (Debian: python3-matplotlib).
-Usage: scripts/plot.py RESULT.json [RESULT.json ...] [--out DIR]
+Usage: scripts/plot.py RESULT.json [RESULT.json ...] [--out DIR] [--ceilings FILE]
 """
 import argparse
 import json
@@ -121,10 +126,72 @@ def plot_kernel_counts(cases, out):
     plt.close(fig)
 
 
+def ceilings_from_text(path):
+    """The ceilings as `sdpa-prof ceilings` prints them: TFLOP/s per dtype and TB/s of copy."""
+    found = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                words = line.split()
+                if "GEMM" in words and "TFLOP/s" in words:
+                    found[f"{words[0]}_gemm_tflops"] = float(words[words.index("TFLOP/s") - 1])
+                elif "copy" in words and "TB/s" in words:
+                    found["copy_tb_per_s"] = float(words[words.index("TB/s") - 1])
+    except (OSError, ValueError) as e:
+        sys.exit(f"plot.py: cannot read the ceilings in {path}: {e}")
+    if "copy_tb_per_s" not in found or "bf16_gemm_tflops" not in found:
+        sys.exit(f"plot.py: {path} is not what `sdpa-prof ceilings` prints")
+    return found
+
+
+def plot_roofline(results, ceilings, out):
+    points = []  # (label, intensity, tflops, measured)
+    for path, data in results:
+        for case in data["cases"]:
+            roof = case.get("roofline")
+            if case["status"] != "ok" or not roof or "tflops" not in case:
+                continue
+            measured = "measured_arithmetic_intensity" in roof
+            intensity = roof["measured_arithmetic_intensity"] if measured else roof["arithmetic_intensity"]
+            points.append((f"{case['backend']} {shape_label(case['problem'])}", intensity, case["tflops"], measured,
+                           case["problem"]["dtype"]))
+    if not points:
+        return False
+    fig, ax = plt.subplots(figsize=(9, 6))
+    lows, highs = min(p[1] for p in points) / 4, max(p[1] for p in points) * 4
+    if ceilings:
+        bandwidth = ceilings["copy_tb_per_s"]  # TB/s x FLOP/byte = TFLOP/s
+        for dtype in sorted({p[4] for p in points}):
+            peak = ceilings.get(f"{dtype}_gemm_tflops")
+            if not peak:
+                continue
+            ridge = peak / bandwidth
+            xs = [lows, min(max(ridge, lows), highs), highs]
+            ax.plot(xs, [min(peak, x * bandwidth) for x in xs], color="black", lw=1)
+            ax.annotate(f"{dtype} GEMM {peak:.0f} TFLOP/s", (highs, peak), xytext=(-4, 4), textcoords="offset points",
+                        ha="right", fontsize=8)
+        ax.annotate(f"copy {bandwidth:.2f} TB/s", (lows, lows * bandwidth), xytext=(4, 6), textcoords="offset points",
+                    fontsize=8, rotation=30)
+    for label, x, y, measured, _ in points:
+        ax.scatter([x], [y], marker="o", facecolors=None if measured else "none", edgecolors="C0")
+        ax.annotate(label, (x, y), xytext=(4, -10), textcoords="offset points", fontsize=7)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (FLOP per DRAM byte; hollow: against the minimum bytes)")
+    ax.set_ylabel("TFLOP/s (visible pairs only)")
+    ax.set_title("Roofline: each case against the measured ceilings")
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "roofline.png"), dpi=120)
+    plt.close(fig)
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results", nargs="+", help="sdpa-prof JSON result files")
     ap.add_argument("--out", default=".", help="folder for the PNG files (default: .)")
+    ap.add_argument("--ceilings", help="the output of `sdpa-prof ceilings` (default: the first result's own ceilings)")
     args = ap.parse_args()
     results = [(path, load(path)) for path in args.results]
     os.makedirs(args.out, exist_ok=True)
@@ -137,6 +204,10 @@ def main():
         written += ["kernel-time.png", "kernels.png"]
     else:
         print("plot.py: no kernel profile in these results; kernel-time.png and kernels.png skipped")
+    ceilings = ceilings_from_text(args.ceilings) if args.ceilings else next(
+        (data["environment"].get("ceilings") for _, data in results if data["environment"].get("ceilings")), None)
+    if plot_roofline(results, ceilings, args.out):
+        written.append("roofline.png")
     print("wrote " + ", ".join(os.path.join(args.out, w) for w in written))
 
 

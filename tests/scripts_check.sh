@@ -7,6 +7,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 /usr/bin/python3 "$root/scripts/plot.py" "$root"/results/h200-*.json --out "$out"
 test -s "$out/tflops.png"
+test -s "$out/roofline.png"
 /usr/bin/python3 - "$root/ci-example/gpu-regressions.yml" <<'PY'
 import sys, yaml
 doc = yaml.safe_load(open(sys.argv[1]))

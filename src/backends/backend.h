@@ -54,6 +54,9 @@ struct BackendEntry {
   // The variants `--backend NAME:all` runs for `problem`, each as a case of its own named
   // NAME[variant] (cuDNN: every engine config its heuristics propose); null when there are none.
   std::vector<std::string> (*variants)(const Problem& problem) = nullptr;
+  // The bytes its kernels must move through DRAM in one forward, by the backend's own count of
+  // its passes (checked against the measured counters); null when it keeps no count.
+  double (*kernel_dram_bytes)(const Problem& problem) = nullptr;
 
   bool built() const { return not_built_reason.empty(); }
 };

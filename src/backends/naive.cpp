@@ -68,25 +68,47 @@ std::size_t naive_workspace(const Problem& p) {
   return 2 * static_cast<std::size_t>(p.score_elements()) * dtype_bytes(p.dtype) + mask;
 }
 
+// The scores' trips through DRAM per forward, kernel by kernel: Q K^T writes them (1), scale
+// reads and writes (2), the masked fill reads and writes in place (2, causal only), softmax reads
+// and writes (2), P V reads them (1). The out-of-place fill's copy is a memcpy, not a kernel.
+double naive_score_passes(const Problem& p) { return p.causal ? 8 : 6; }
+
+// What those passes move, with Q, K, V read and O written once and the mask (small enough to
+// stay in L2 across the slices) read once.
+double naive_kernel_dram_bytes(const Problem& p) {
+  const double score_bytes = static_cast<double>(p.score_elements()) * dtype_bytes(p.dtype);
+  const double mask_bytes = p.causal ? static_cast<double>(p.seq_q * p.seq_kv) : 0;
+  return naive_score_passes(p) * score_bytes + p.min_bytes() + mask_bytes;
+}
+
+BackendEntry naive_entry(std::string_view name, std::string_view summary, MaskedFill fill) {
+  BackendEntry entry = unfused_backend_entry(name, summary, naive_workspace, nullptr);
+  entry.create = fill == MaskedFill::out_of_place
+                     ? [](const std::string&) -> std::unique_ptr<Backend> {
+                         return std::make_unique<NaiveBackend>(MaskedFill::out_of_place);
+                       }
+                     : [](const std::string&) -> std::unique_ptr<Backend> {
+                         return std::make_unique<NaiveBackend>(MaskedFill::in_place);
+                       };
+  entry.kernel_dram_bytes = naive_kernel_dram_bytes;
+  return entry;
+}
+
 }  // namespace
 
 const BackendEntry& naive_backend_entry() {
-  static const BackendEntry entry = unfused_backend_entry(
+  static const BackendEntry entry = naive_entry(
       "naive",
       "unfused: 16-bit GEMMs on tensor cores, scale, out-of-place masked fill (copy + fill), "
       "softmax",
-      naive_workspace, [](const std::string&) -> std::unique_ptr<Backend> {
-        return std::make_unique<NaiveBackend>(MaskedFill::out_of_place);
-      });
+      MaskedFill::out_of_place);
   return entry;
 }
 
 const BackendEntry& naive_inplace_backend_entry() {
-  static const BackendEntry entry = unfused_backend_entry(
+  static const BackendEntry entry = naive_entry(
       "naive-inplace", "as naive, with an in-place masked fill (no copy of the scores)",
-      naive_workspace, [](const std::string&) -> std::unique_ptr<Backend> {
-        return std::make_unique<NaiveBackend>(MaskedFill::in_place);
-      });
+      MaskedFill::in_place);
   return entry;
 }
 

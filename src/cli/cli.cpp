@@ -168,6 +168,11 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   add_table_flags(run, run_table);
   bool no_profile = false;
   run->add_flag("--no-profile", no_profile, "skip the CUPTI profile pass (timing and host cost only)");
+  bool counters = true;
+  CLI::Option* counters_opt = run->add_flag(
+      "--counters,!--no-counters", counters,
+      "a hardware-counter pass per case with CUPTI's range profiler (default: on where the GPU permits; preset key "
+      "\"counters\")");
   run->add_option("--device", o.device, "CUDA device ordinal");
   std::string case_timeout;
   CLI::Option* case_timeout_opt = run->add_option(
@@ -252,6 +257,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   if (min_time_opt->count() > 0) c.stopping.min_time_s = number_above("--min-time", min_time, 0, true);
   if (timeout_opt->count() > 0) c.stopping.timeout_s = number_above("--timeout", timeout, 0, true);
   if (hot_opt->count() > 0) c.hot = hot;
+  if (counters_opt->count() > 0) c.counters = counters;
   if (case_timeout_opt->count() > 0) o.case_timeout_s = number_above("--case-timeout", case_timeout, 0);
   return result;
 }

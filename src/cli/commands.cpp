@@ -19,6 +19,7 @@
 #include "io/ceilings_file.h"
 #include "io/json_input.h"
 #include "measure/ceilings.h"
+#include "profile/counter_session.h"
 #include "profile/cupti_session.h"
 #include "profile/host_cost.h"
 #include "compare/comparison.h"
@@ -126,7 +127,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     device.sm_clock_khz = static_cast<int>(1000 * nvml->max_sm_clock_mhz().value_or(0));
   report.config = o.config;
   report.environment = Environment{kToolVersion, kGitSha, o.command_line, host_name(), utc_now_iso8601(),
-                                   o.config.seed ? *o.config.seed : std::random_device{}(), device, {}, {}, {}};
+                                   o.config.seed ? *o.config.seed : std::random_device{}(), device, {}, {}, {}, {}};
   progress << fmt::format("{} ({} SMs, {}), driver {}, CUDA runtime {}, seed {}\n", device.name,
                           device.sm_count, gib_text(device.total_memory), version_text(device.driver_version),
                           version_text(device.runtime_version), report.environment.seed);
@@ -139,6 +140,16 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     profiler_info.description = "--no-profile";
   }
   progress << fmt::format("profile: {}{}\n", profiler_info.enabled ? "" : "off, timing only: ", profiler_info.description);
+  std::unique_ptr<CounterSession> counters;
+  Profiler& counters_info = report.environment.counters;
+  if (o.config.counters && profiler) {
+    counters = CounterSession::start(o.device, counters_info.description);
+    if (counters) counters_info = Profiler{true, counters->description()};
+  } else {
+    counters_info.description = o.config.counters ? "they need the profile pass" : "--no-counters";
+  }
+  progress << fmt::format("counters: {}{}\n", counters_info.enabled ? "" : "off, the sweep goes on without them: ",
+                          counters_info.description);
   report.environment.power = nvml ? PowerSource{true, nvml->description()} : PowerSource{false, nvml_why};
   progress << (nvml ? fmt::format("power: {}\n", nvml->description())
                     : fmt::format("power: off: {}; SM clocks are still measured, but not power, temperature "
@@ -189,7 +200,8 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   const auto on_start = [&](const std::string& backend, const Problem& p) {
     if (watchdog) watchdog->start_case(fmt::format("{} {} {}", backend, p.shape_label(), dtype_name(p.dtype)));
   };
-  SweepResult swept = run_sweep(plan, device, report.environment.seed, timing, on_case, profiler.get(), on_start);
+  SweepResult swept = run_sweep(plan, device, report.environment.seed, timing, on_case, profiler.get(), on_start,
+                                counters.get());
   watchdog.reset();
 
   const int signal = InterruptGuard::signal_seen();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -67,6 +68,20 @@ bool explained_by_clock(const CaseComparison& c, double threshold) {
          (*c.change_at_equal_clock < threshold || *c.change_at_equal_clock <= c.noise);
 }
 
+// A forward whose kernels now move more DRAM bytes than before, by more than `threshold`.
+void compare_dram_bytes(const CaseResult& base, const CaseResult& next, double threshold, CaseComparison& c) {
+  if (!base.profile || !next.profile) return;
+  const std::optional<double> before = dram_bytes_per_forward(*base.profile);
+  const std::optional<double> after = dram_bytes_per_forward(*next.profile);
+  if (!before || !after || *before <= 0) return;
+  c.dram_bytes_change = *after / *before - 1.0;
+  if (*c.dram_bytes_change <= threshold) return;
+  c.note += fmt::format("{}DRAM bytes per forward {:.3f} -> {:.3f} GB ({:+.1f}%): its kernels now move more data",
+                        c.note.empty() ? "" : "; ", *before / 1e9, *after / 1e9, 100 * *c.dram_bytes_change);
+  if (!c.regression) c.kind = RegressionKind::dram_bytes;
+  c.regression = true;
+}
+
 CaseComparison compare_case(const CaseResult& base, const CaseResult& next, double threshold, bool strict_clock) {
   CaseComparison c;
   c.backend = next.backend;
@@ -76,6 +91,7 @@ CaseComparison compare_case(const CaseResult& base, const CaseResult& next, doub
 
   if (base.status == CaseStatus::ok && next.status != CaseStatus::ok) {
     c.regression = true;
+    c.kind = RegressionKind::status;
     c.note = fmt::format("was ok, now {}: {}", status_name(next.status), next.reason);
     return c;
   }
@@ -89,7 +105,9 @@ CaseComparison compare_case(const CaseResult& base, const CaseResult& next, doub
   if (std::string structure = structural_regression(base, next); !structure.empty()) {
     c.verdict = c.change > 0 ? Verdict::slower : (c.change < 0 ? Verdict::faster : Verdict::same);
     c.regression = true;
+    c.kind = RegressionKind::structure;
     c.note = structure;
+    compare_dram_bytes(base, next, threshold, c);
     return c;
   }
   if (std::abs(c.change) < threshold) {
@@ -101,7 +119,9 @@ CaseComparison compare_case(const CaseResult& base, const CaseResult& next, doub
     c.verdict = c.change > 0 ? Verdict::slower : Verdict::faster;
     if (c.verdict == Verdict::slower && explained_by_clock(c, threshold)) c.verdict = Verdict::slower_clock;
     c.regression = c.verdict == Verdict::slower || (c.verdict == Verdict::slower_clock && strict_clock);
+    if (c.regression) c.kind = RegressionKind::time;
   }
+  compare_dram_bytes(base, next, threshold, c);
   if (const std::string clocks = clock_note(*base.timing, *next.timing, c); !clocks.empty())
     c.note += (c.note.empty() ? "" : "; ") + clocks;
   return c;

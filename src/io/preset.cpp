@@ -77,7 +77,8 @@ SweepConfig parse_config(std::string_view text, const std::string& source, const
   if (!doc.is_object()) throw InputError(fmt::format("{}: expected a JSON object at the top level", source));
 
   static const std::vector<std::string> settings{"name",        "description", "backends", "seed", "warmup",
-                                                 "min_samples", "max_noise",   "min_time", "timeout", "hot"};
+                                                 "min_samples", "max_noise",   "min_time", "timeout", "hot",
+                                                 "counters"};
   SweepConfig c;
   for (const auto& [key, value] : doc.items()) {
     const std::string where = key_location(text, source, key);
@@ -110,6 +111,9 @@ SweepConfig parse_config(std::string_view text, const std::string& source, const
     } else if (key == "hot") {
       if (!value.is_boolean()) fail(where, key, "true or false", value);
       c.hot = value.get<bool>();
+    } else if (key == "counters") {
+      if (!value.is_boolean()) fail(where, key, "true or false", value);
+      c.counters = value.get<bool>();
     } else {
       std::string known;
       for (const AxisSpec& a : axes) known += (known.empty() ? "" : ", ") + a.name;
@@ -141,6 +145,7 @@ nlohmann::json config_to_json(const SweepConfig& c, const std::vector<AxisSpec>&
   if (c.seed) j["seed"] = *c.seed;
   j["warmup"] = c.warmup;
   j["hot"] = c.hot;
+  j["counters"] = c.counters;
   j["min_samples"] = c.stopping.min_samples;
   j["max_noise"] = 100 * c.stopping.max_noise;
   j["min_time"] = c.stopping.min_time_s;

@@ -28,6 +28,17 @@ const char* verdict_name(Verdict v) {
   return "unknown";
 }
 
+const char* regression_kind_id(RegressionKind k) {
+  switch (k) {
+    case RegressionKind::none: return "none";
+    case RegressionKind::status: return "status";
+    case RegressionKind::structure: return "structure";
+    case RegressionKind::time: return "time";
+    case RegressionKind::dram_bytes: return "dram-bytes";
+  }
+  return "none";
+}
+
 std::string verdict_text(const CaseComparison& c) {
   if (c.verdict == Verdict::slower_clock && c.clock_change)
     return fmt::format("slower, clock {:+.0f}%", 100 * *c.clock_change);

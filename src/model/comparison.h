@@ -14,6 +14,11 @@ namespace sdpa {
 enum class Verdict { faster, slower, slower_clock, same, unclear, not_comparable, only_in_base, only_in_new };
 const char* verdict_name(Verdict v);
 
+// What made a case a regression: its status, its structure (kernels, copies), its time, or the
+// DRAM bytes its kernels move per forward (hardware counters of both runs).
+enum class RegressionKind { none, status, structure, time, dram_bytes };
+const char* regression_kind_id(RegressionKind k);  // "none", "status", "structure", "time", "dram-bytes"
+
 struct CaseComparison {
   std::string backend;
   Problem problem;
@@ -25,9 +30,12 @@ struct CaseComparison {
   // times would show at equal clocks (an estimate: a compute-bound kernel's time scales with it).
   std::optional<double> clock_change;
   std::optional<double> change_at_equal_clock;
+  // When both runs measured DRAM bytes per forward: new / base - 1.
+  std::optional<double> dram_bytes_change;
   Verdict verdict = Verdict::not_comparable;
   std::string note;   // why a case regressed or could not be compared
   bool regression = false;
+  RegressionKind kind = RegressionKind::none;  // the first reason it is a regression
 };
 
 // "slower, clock -12%" for a slowdown the clock explains; else the verdict's name.

@@ -2,10 +2,14 @@
 // (our own runs or a traced program) and read by every printer.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "model/counters.h"
 
 namespace sdpa {
 
@@ -61,6 +65,9 @@ struct KernelProfile {
   int shared_config = 0;   // shared-memory carveout the SM ran with, bytes
   std::string launch_type;  // "regular", "cooperative", ...
   std::optional<OccupancyEstimate> occupancy;  // none on an architecture the calculator lacks
+  // Hardware counters of one launch (mean over the forward's launches), metric name -> value;
+  // empty without a counter pass.
+  std::map<std::string, double> counters;
 
   double us_per_forward() const { return per_forward * mean_us; }
 };
@@ -98,6 +105,11 @@ struct CaseProfile {
   uint64_t unattributed = 0;           // GPU work recorded outside every forward
   int nvtx_ranges = 0;                 // forwards whose window came from their NVTX range (else host clock)
   std::vector<Finding> findings;
+  std::optional<CounterSource> counters;  // how the kernels' counters were read; none without them
+  std::string counters_skipped;           // why a counter pass that was asked for gave none
+  // The kernels of the last profiled forward in launch order, as indices into `kernels`: the
+  // counter pass's ranges are matched to kernels by it. Not saved.
+  std::vector<std::size_t> launch_order;
 
   double kernels_per_forward() const;
   double memcpys_per_forward() const;

@@ -17,8 +17,9 @@
 namespace sdpa {
 
 // 2: profile, host cost, profiler; 3: sampling statistics, ceilings, memory; 4: "setup" (what a
-// backend chose and its setup times) replaces "chosen_config", variants are cases of their own.
-inline constexpr int kResultSchemaVersion = 4;
+// backend chose and its setup times) replaces "chosen_config", variants are cases of their own;
+// 5: hardware counters per kernel ("counters") and the pass that read them ("counters_source").
+inline constexpr int kResultSchemaVersion = 5;
 
 enum class CaseStatus { ok, skipped, failed };
 const char* status_name(CaseStatus s);
@@ -96,6 +97,7 @@ struct Environment {
   Profiler profiler;
   std::optional<Ceilings> ceilings;  // the device's measured limits, when known
   PowerSource power;                 // NVML, or why power and clock-event reasons are missing
+  Profiler counters;                 // the range profiler's description, or why there are no counters
 };
 
 struct RunReport {

@@ -30,6 +30,7 @@ struct SweepConfig {
   std::optional<uint64_t> seed;  // none: a fresh seed per run
   int warmup = 3;
   bool hot = false;  // back-to-back samples with a warm L2 instead of flushing it before each
+  bool counters = true;  // a hardware-counter pass per case, where the GPU permits it
   StoppingRule stopping;
 
   // The values of `axis` this sweep runs: given ones, else the defaults; empty when the axis

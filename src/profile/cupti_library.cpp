@@ -15,6 +15,8 @@ constexpr uint32_t kCuptiMajor = CUPTI_API_VERSION / 10000;  // 13: CUpti_Activi
 struct Loaded {
   CuptiApi api;
   std::string error;  // empty when api is usable
+  CuptiProfilerApi profiler;
+  std::string profiler_error;  // empty when profiler is usable
 };
 
 template <typename Fn>
@@ -52,6 +54,31 @@ Loaded load() {
   resolve(library, "cuptiActivityGetNextRecord", a.cuptiActivityGetNextRecord, l.error);
   resolve(library, "cuptiActivityGetNumDroppedRecords", a.cuptiActivityGetNumDroppedRecords, l.error);
   if (!l.error.empty()) return l;
+  CuptiProfilerApi& p = l.profiler;
+  std::string& perr = l.profiler_error;
+  resolve(library, "cuptiProfilerInitialize", p.cuptiProfilerInitialize, perr);
+  resolve(library, "cuptiProfilerGetCounterAvailability", p.cuptiProfilerGetCounterAvailability, perr);
+  resolve(library, "cuptiDeviceGetChipName", p.cuptiDeviceGetChipName, perr);
+  resolve(library, "cuptiProfilerHostInitialize", p.cuptiProfilerHostInitialize, perr);
+  resolve(library, "cuptiProfilerHostDeinitialize", p.cuptiProfilerHostDeinitialize, perr);
+  resolve(library, "cuptiProfilerHostGetBaseMetrics", p.cuptiProfilerHostGetBaseMetrics, perr);
+  resolve(library, "cuptiProfilerHostGetMetricProperties", p.cuptiProfilerHostGetMetricProperties, perr);
+  resolve(library, "cuptiProfilerHostConfigAddMetrics", p.cuptiProfilerHostConfigAddMetrics, perr);
+  resolve(library, "cuptiProfilerHostGetConfigImageSize", p.cuptiProfilerHostGetConfigImageSize, perr);
+  resolve(library, "cuptiProfilerHostGetConfigImage", p.cuptiProfilerHostGetConfigImage, perr);
+  resolve(library, "cuptiProfilerHostGetNumOfPasses", p.cuptiProfilerHostGetNumOfPasses, perr);
+  resolve(library, "cuptiProfilerHostEvaluateToGpuValues", p.cuptiProfilerHostEvaluateToGpuValues, perr);
+  resolve(library, "cuptiRangeProfilerEnable", p.cuptiRangeProfilerEnable, perr);
+  resolve(library, "cuptiRangeProfilerDisable", p.cuptiRangeProfilerDisable, perr);
+  resolve(library, "cuptiRangeProfilerGetCounterDataSize", p.cuptiRangeProfilerGetCounterDataSize, perr);
+  resolve(library, "cuptiRangeProfilerCounterDataImageInitialize", p.cuptiRangeProfilerCounterDataImageInitialize,
+          perr);
+  resolve(library, "cuptiRangeProfilerSetConfig", p.cuptiRangeProfilerSetConfig, perr);
+  resolve(library, "cuptiRangeProfilerStart", p.cuptiRangeProfilerStart, perr);
+  resolve(library, "cuptiRangeProfilerStop", p.cuptiRangeProfilerStop, perr);
+  resolve(library, "cuptiRangeProfilerDecodeData", p.cuptiRangeProfilerDecodeData, perr);
+  resolve(library, "cuptiRangeProfilerGetCounterDataInfo", p.cuptiRangeProfilerGetCounterDataInfo, perr);
+  if (!perr.empty()) perr = fmt::format("{} (the range profiler came with CUDA 12.6)", perr);
   if (const CUptiResult r = a.cuptiGetVersion(&a.version); r != CUPTI_SUCCESS) {
     l.error = fmt::format("cuptiGetVersion failed ({})", static_cast<int>(r));
   } else if (a.version / 10000 < kCuptiMajor) {
@@ -72,6 +99,12 @@ const CuptiApi* load_cupti(std::string& why) {
   const Loaded& l = loaded();
   why = l.error;
   return l.error.empty() ? &l.api : nullptr;
+}
+
+const CuptiProfilerApi* load_cupti_profiler(std::string& why) {
+  const Loaded& l = loaded();
+  why = l.error.empty() ? l.profiler_error : l.error;
+  return why.empty() ? &l.profiler : nullptr;
 }
 
 const char* cupti_result_text(CUptiResult result) {

@@ -3,6 +3,10 @@
 #pragma once
 
 #include <cupti.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
 
 #include <string>
 
@@ -24,8 +28,36 @@ struct CuptiApi {
   uint32_t version = 0;  // cuptiGetVersion: the API version, e.g. 130001
 };
 
+// The range profiler's and the profiler host's entry points (hardware counters), from the same
+// library; a libcupti without them still traces.
+struct CuptiProfilerApi {
+  decltype(&::cuptiProfilerInitialize) cuptiProfilerInitialize = nullptr;
+  decltype(&::cuptiProfilerGetCounterAvailability) cuptiProfilerGetCounterAvailability = nullptr;
+  decltype(&::cuptiDeviceGetChipName) cuptiDeviceGetChipName = nullptr;
+  decltype(&::cuptiProfilerHostInitialize) cuptiProfilerHostInitialize = nullptr;
+  decltype(&::cuptiProfilerHostDeinitialize) cuptiProfilerHostDeinitialize = nullptr;
+  decltype(&::cuptiProfilerHostGetBaseMetrics) cuptiProfilerHostGetBaseMetrics = nullptr;
+  decltype(&::cuptiProfilerHostGetMetricProperties) cuptiProfilerHostGetMetricProperties = nullptr;
+  decltype(&::cuptiProfilerHostConfigAddMetrics) cuptiProfilerHostConfigAddMetrics = nullptr;
+  decltype(&::cuptiProfilerHostGetConfigImageSize) cuptiProfilerHostGetConfigImageSize = nullptr;
+  decltype(&::cuptiProfilerHostGetConfigImage) cuptiProfilerHostGetConfigImage = nullptr;
+  decltype(&::cuptiProfilerHostGetNumOfPasses) cuptiProfilerHostGetNumOfPasses = nullptr;
+  decltype(&::cuptiProfilerHostEvaluateToGpuValues) cuptiProfilerHostEvaluateToGpuValues = nullptr;
+  decltype(&::cuptiRangeProfilerEnable) cuptiRangeProfilerEnable = nullptr;
+  decltype(&::cuptiRangeProfilerDisable) cuptiRangeProfilerDisable = nullptr;
+  decltype(&::cuptiRangeProfilerGetCounterDataSize) cuptiRangeProfilerGetCounterDataSize = nullptr;
+  decltype(&::cuptiRangeProfilerCounterDataImageInitialize) cuptiRangeProfilerCounterDataImageInitialize = nullptr;
+  decltype(&::cuptiRangeProfilerSetConfig) cuptiRangeProfilerSetConfig = nullptr;
+  decltype(&::cuptiRangeProfilerStart) cuptiRangeProfilerStart = nullptr;
+  decltype(&::cuptiRangeProfilerStop) cuptiRangeProfilerStop = nullptr;
+  decltype(&::cuptiRangeProfilerDecodeData) cuptiRangeProfilerDecodeData = nullptr;
+  decltype(&::cuptiRangeProfilerGetCounterDataInfo) cuptiRangeProfilerGetCounterDataInfo = nullptr;
+};
+
 // Loads libcupti once per process. nullptr, with the reason in `why`, when it is missing, lacks
 // an entry point or is older than the records this build reads.
 const CuptiApi* load_cupti(std::string& why);
+// The same library's counter entry points; nullptr, with the reason, when it lacks one.
+const CuptiProfilerApi* load_cupti_profiler(std::string& why);
 
 }  // namespace sdpa

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -13,6 +14,8 @@ namespace {
 constexpr double kLowOccupancy = 0.25;      // theoretical, below which a kernel is flagged
 constexpr double kSignificantShare = 0.10;  // of the forward's kernel time
 constexpr int kDefaultSharedLimit = 48 * 1024;
+constexpr double kTensorBusy = 50;          // % of a GEMM-like kernel's cycles, below which the pipes idle
+constexpr double kAchievedShare = 0.75;     // of theoretical occupancy, below which achieved is "far below"
 
 bool name_has_any(const KernelProfile& k, std::initializer_list<std::string_view> patterns) {
   std::string name = k.name;
@@ -117,7 +120,59 @@ void fused_but_several(const CaseProfile& p, std::vector<Finding>& out) {
                                                     kernels, others.us, others.names.empty() ? fused.names : others.names)});
 }
 
+void dram_bound(const CaseProfile& p, const Problem& problem, std::vector<Finding>& out) {
+  const std::optional<ForwardBound> bound = forward_bound(p);
+  const std::optional<double> bytes = dram_bytes_per_forward(p);
+  if (!bound || bound->bound != Bound::dram || !bytes) return;
+  std::string text = fmt::format("DRAM-bound: {:.0f}% of peak DRAM bandwidth (SM {:.0f}%), {:.3f} GB per forward "
+                                 "against {:.3f} GB minimum ({:.1f}x)",
+                                 bound->dram_pct, bound->sm_pct, *bytes / 1e9, problem.min_bytes() / 1e9,
+                                 *bytes / problem.min_bytes());
+  if (p.counters && p.counters->expected_dram_bytes && *p.counters->expected_dram_bytes > 0)
+    text += fmt::format("; the backend's own count of its passes: {:.3f} GB (measured {:+.1f}%)",
+                        *p.counters->expected_dram_bytes / 1e9,
+                        100 * (*bytes / *p.counters->expected_dram_bytes - 1));
+  out.push_back({"dram-bound", text});
+}
+
+void tensor_idle(const CaseProfile& p, double total_us, std::vector<Finding>& out) {
+  for (const KernelProfile& k : p.kernels) {
+    if (k.category != KernelCategory::simt_gemm && k.category != KernelCategory::fused_attention) continue;
+    const std::optional<double> active = counter_value(k.counters, CounterRole::tensor_active);
+    if (!active || *active >= kTensorBusy || k.us_per_forward() < kSignificantShare * total_us) continue;
+    out.push_back({"tensor-idle", fmt::format("tensor pipes active only {:.1f}% of the kernel: {} ({})", *active,
+                                              k.name, category_name(k.category))});
+  }
+}
+
+void achieved_below_theoretical(const CaseProfile& p, double total_us, int sm_count, std::vector<Finding>& out) {
+  for (const KernelProfile& k : p.kernels) {
+    const std::optional<double> achieved = counter_value(k.counters, CounterRole::achieved_occupancy);
+    if (!achieved || !k.occupancy || k.occupancy->theoretical <= 0 || k.us_per_forward() < kSignificantShare * total_us)
+      continue;
+    const double theoretical = 100 * k.occupancy->theoretical;
+    if (*achieved >= kAchievedShare * theoretical) continue;
+    std::string text = fmt::format("achieved occupancy far below theoretical: {} at {:.1f}% against {:.1f}%", k.name,
+                                   *achieved, theoretical);
+    if (const int64_t slots = int64_t{k.occupancy->blocks_per_sm} * sm_count; slots > 0)
+      text += fmt::format(" ({} blocks in {:.2f} waves of {} on {} SMs: tail effect or imbalance)", k.grid.count(),
+                          static_cast<double>(k.grid.count()) / static_cast<double>(slots), slots, sm_count);
+    out.push_back({"achieved-occupancy", text});
+  }
+}
+
 }  // namespace
+
+std::vector<Finding> counter_findings(const CaseProfile& p, const Problem& problem, int sm_count) {
+  std::vector<Finding> out;
+  const double total_us = kernel_us_per_forward(p);
+  dram_bound(p, problem, out);
+  if (total_us > 0) {
+    tensor_idle(p, total_us, out);
+    achieved_below_theoretical(p, total_us, sm_count, out);
+  }
+  return out;
+}
 
 std::vector<Finding> profile_findings(const CaseProfile& p) {
   std::vector<Finding> out;

@@ -125,6 +125,8 @@ CaseProfile analyze_activity(const ActivityRecords& records, const std::vector<F
     auto group = std::find_if(kernel_groups.begin(), kernel_groups.end(),
                               [&](const KernelGroup& g) { return launch_key(*g.first) == launch_key(*k); });
     if (group == kernel_groups.end()) group = kernel_groups.insert(kernel_groups.end(), KernelGroup{k, 0, 0});
+    if (f == &profile.forwards.back())
+      profile.launch_order.push_back(static_cast<std::size_t>(group - kernel_groups.begin()));
     ++group->launches;
     group->total_ns += k->end - k->start;
   }

@@ -86,6 +86,8 @@ nlohmann::json comparison_to_json(const Comparison& c) {
     j["base_ms"] = k.base_ms ? nlohmann::json(*k.base_ms) : nlohmann::json(nullptr);
     j["new_ms"] = k.new_ms ? nlohmann::json(*k.new_ms) : nlohmann::json(nullptr);
     if (!k.note.empty()) j["note"] = k.note;
+    j["regression_kind"] = regression_kind_id(k.kind);
+    if (k.dram_bytes_change) j["dram_bytes_change"] = *k.dram_bytes_change;
     if (k.clock_change) {
       j["clock_change"] = *k.clock_change;
       j["change_at_equal_clock"] = *k.change_at_equal_clock;

@@ -92,7 +92,8 @@ std::string results_section(const RunReport& report, const TableContext& t) {
   out += "</tbody>\n</table>\n</div>\n<p class=\"legend\">";
   std::string legend;
   for (const TableColumn* c : columns)
-    if (c->legend) legend += (legend.empty() ? "" : "; ") + c->legend(t);
+    if (const std::string clause = c->legend ? c->legend(t) : ""; !clause.empty())
+      legend += (legend.empty() ? "" : "; ") + clause;
   return out + html_escape(legend) + ". Click a header to sort by it.</p>\n</section>\n";
 }
 

@@ -169,6 +169,13 @@ TimingStats timing_from_json(const JsonFields& t) {
 json roofline_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilings) {
   json j{{"arithmetic_intensity", c.problem.flops() / c.problem.min_bytes()},
          {"achieved_tb_per_s", c.achieved_tb_per_s()}};
+  // Measured by the counter pass: the bytes the kernels really moved, so the point's real intensity.
+  if (const std::optional<double> bytes = c.profile ? dram_bytes_per_forward(*c.profile) : std::nullopt;
+      bytes && *bytes > 0) {
+    j["measured_dram_bytes"] = *bytes;
+    j["measured_arithmetic_intensity"] = c.problem.flops() / *bytes;
+    j["measured_dram_tb_per_s"] = *bytes / (c.timing->median_ms * 1e-3) / 1e12;
+  }
   if (ceilings) {
     const double peak = c.problem.dtype == DType::bf16 ? ceilings->bf16_gemm_tflops : ceilings->fp16_gemm_tflops;
     j["percent_of_compute_ceiling"] = 100.0 * c.tflops() / peak;
@@ -262,6 +269,7 @@ json report_to_json(const RunReport& r) {
   env["profiler"] = {{"enabled", e.profiler.enabled}, {"description", e.profiler.description}};
   env["ceilings"] = e.ceilings ? ceilings_to_json(*e.ceilings) : json(nullptr);
   env["power"] = {{"enabled", e.power.enabled}, {"description", e.power.description}};
+  env["counters"] = {{"enabled", e.counters.enabled}, {"description", e.counters.description}};
   json cases = json::array();
   for (const CaseResult& c : r.cases) cases.push_back(case_to_json(c, e.ceilings));
   return json{{"schema", "sdpa-prof/result"},
@@ -298,6 +306,10 @@ RunReport report_from_json(const json& doc) {
   if (env.has("power")) {
     const JsonFields power = env.object("power");
     r.environment.power = PowerSource{power.boolean("enabled"), power.text("description")};
+  }
+  if (env.has("counters")) {  // schema 5
+    const JsonFields counters = env.object("counters");
+    r.environment.counters = Profiler{counters.boolean("enabled"), counters.text("description")};
   }
   json config = j.object("config").value();
   config.erase("samples");  // schema 1 and 2 had a fixed sample count; schema 3 samples to a noise target

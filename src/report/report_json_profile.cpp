@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "report/report_json_counters.h"
+
 
 namespace sdpa {
 namespace {
@@ -67,7 +69,8 @@ json kernel_to_json(const KernelProfile& k) {
               {"dynamic_shared_bytes", k.dynamic_shared},
               {"shared_config_bytes", k.shared_config},
               {"launch_type", k.launch_type},
-              {"occupancy", k.occupancy ? occupancy_to_json(*k.occupancy) : json(nullptr)}};
+              {"occupancy", k.occupancy ? occupancy_to_json(*k.occupancy) : json(nullptr)},
+              {"counters", counters_to_json(k.counters)}};
 }
 
 KernelProfile kernel_from_json(const JsonFields& j) {
@@ -86,6 +89,7 @@ KernelProfile kernel_from_json(const JsonFields& j) {
   k.shared_config = static_cast<int>(j.integer("shared_config_bytes", 0, INT32_MAX));
   k.launch_type = j.text("launch_type");
   if (!j.raw("occupancy").is_null()) k.occupancy = occupancy_from_json(j.object("occupancy"));
+  if (j.has("counters")) k.counters = counters_from_json(j.object("counters"));  // schema 5
   return k;
 }
 
@@ -118,6 +122,8 @@ json profile_to_json(const CaseProfile& p) {
               {"dropped_records", p.dropped_records},
               {"unattributed_records", p.unattributed},
               {"nvtx_ranges", p.nvtx_ranges},
+              {"counters_source", p.counters ? counter_source_to_json(*p.counters) : json(nullptr)},
+              {"counters_skipped", p.counters_skipped},
               {"findings", findings}};
 }
 
@@ -143,6 +149,9 @@ CaseProfile profile_from_json(const JsonFields& j) {
   p.unattributed = j.unsigned_integer("unattributed_records");
   p.nvtx_ranges = static_cast<int>(j.integer("nvtx_ranges", 0, INT32_MAX));
   each("findings", [&](const JsonFields& f) { p.findings.push_back(Finding{f.text("rule"), f.text("text")}); });
+  if (j.has("counters_source") && !j.raw("counters_source").is_null())  // schema 5
+    p.counters = counter_source_from_json(j.object("counters_source"));
+  p.counters_skipped = j.text_or("counters_skipped", "");
   return p;
 }
 

@@ -1,4 +1,4 @@
-// The JSON form of a case's profile and host cost (schema version 4), used by report_json.cpp.
+// The JSON form of a case's profile and host cost (schema version 5), used by report_json.cpp.
 #pragma once
 
 #include <nlohmann/json.hpp>

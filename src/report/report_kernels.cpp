@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "report/report.h"
@@ -39,6 +42,40 @@ std::string kernel_row(const KernelProfile& k) {
                      o ? fmt::format("{:.1f}%", 100 * o->profiler_style) : "-");
 }
 
+std::string percent_cell(const KernelProfile& k, CounterRole role) {
+  const std::optional<double> v = counter_value(k.counters, role);
+  return v ? fmt::format("{:.1f}%", *v) : "-";
+}
+
+std::string megabytes_cell(const KernelProfile& k, CounterRole role) {
+  const std::optional<double> v = counter_value(k.counters, role);
+  return v ? fmt::format("{:.1f}", *v / 1e6) : "-";
+}
+
+// The kernels' hardware counters, one row per kernel, under the launch table.
+std::string counter_rows(const CaseProfile& p, const TextStyle& style) {
+  if (!p.counters) return p.counters_skipped.empty() ? "" : wrap("  counters: none: " + p.counters_skipped, style.width, 2, 4);
+  const CounterSource& s = *p.counters;
+  std::string text = fmt::format("  counters: {}, {}, {} passes, {:.1f} ms", s.api, s.chip, s.passes, s.wall_ms);
+  if (const std::optional<double> bytes = dram_bytes_per_forward(p))
+    text += fmt::format("; DRAM {:.3f} GB per forward", *bytes / 1e9);
+  if (const std::optional<ForwardBound> b = forward_bound(p))
+    text += fmt::format("; {} (DRAM {:.0f}%, SM {:.0f}% over the kernel time)", bound_name(b->bound), b->dram_pct, b->sm_pct);
+  if (!s.unavailable.empty()) text += fmt::format("; not on this GPU: {}", fmt::join(s.unavailable, ", "));
+  std::string out = wrap(text, style.width, 2, 4);
+  out += fmt::format("  {:<56} {:>8} {:>8} {:>10} {:>10} {:>6} {:>8} {:>6} {:>7}\n", "kernel", "ach.occ.", "occ.",
+                     "DRAM rd MB", "DRAM wr MB", "DRAM%", "tensor%", "SM%", "L2 hit");
+  for (const KernelProfile& k : p.kernels)
+    out += fmt::format("  {} {:>8} {:>8} {:>10} {:>10} {:>6} {:>8} {:>6} {:>7}\n",
+                       pad(shorten_middle(kernel_display_name(k), kNameColumn), kNameColumn),
+                       percent_cell(k, CounterRole::achieved_occupancy),
+                       k.occupancy ? fmt::format("{:.1f}%", 100 * k.occupancy->theoretical) : "-",
+                       megabytes_cell(k, CounterRole::dram_read_bytes), megabytes_cell(k, CounterRole::dram_write_bytes),
+                       percent_cell(k, CounterRole::dram_throughput), percent_cell(k, CounterRole::tensor_active),
+                       percent_cell(k, CounterRole::sm_throughput), percent_cell(k, CounterRole::l2_hit_rate));
+  return out;
+}
+
 }  // namespace
 
 std::string setup_text(const BackendSetup& setup) {
@@ -68,11 +105,18 @@ std::string format_kernels(const RunReport& report, const TextStyle& style) {
     for (const MemcpyProfile& m : p.memcpys)
       out += fmt::format("  {:<56} {:<16} {:>5g} {:>9.1f}  {:.1f} MiB per copy\n", fmt::format("memcpy {}", m.kind), "copy",
                          m.per_forward, m.mean_us, m.bytes_per_forward / m.per_forward / 1048576.0);
+    out += counter_rows(p, style);
   }
   if (out.empty()) return out;
+  const bool any_counters = std::any_of(report.cases.begin(), report.cases.end(),
+                                        [](const CaseResult& c) { return c.profile && c.profile->counters; });
   return out + "\n" +
          wrap("occ.: theoretical occupancy (opt-in shared-memory limit, the carveout the kernel ran with); torch: "
-              "what PyTorch's profiler estimates (48 KB default limit, blocks capped by grid / SMs)",
+              "what PyTorch's profiler estimates (48 KB default limit, blocks capped by grid / SMs)" +
+                  std::string(any_counters ? "; counters (one launch, measured): ach.occ. achieved occupancy, DRAM "
+                                             "read/write per launch, DRAM% and SM% of peak throughput, tensor% of "
+                                             "cycles with the tensor pipes busy, L2 sector hit rate"
+                                           : ""),
               style.width, 0, 2);
 }
 

@@ -117,6 +117,24 @@ std::string dominant_occupancy_cell(const CaseResult& c, const TableContext&) {
   return top ? occupancy_cell(*top) : "-";
 }
 
+// The dominant kernel's measured occupancy and whether the forward is DRAM- or compute-bound.
+std::string achieved_cell(const CaseResult& c, const TableContext&) {
+  const KernelProfile* top = c.profile ? c.profile->dominant_kernel() : nullptr;
+  const std::optional<double> achieved = top ? counter_value(top->counters, CounterRole::achieved_occupancy) : std::nullopt;
+  const std::optional<ForwardBound> bound = c.profile ? forward_bound(*c.profile) : std::nullopt;
+  if (!achieved && !bound) return "-";
+  return fmt::format("{} {}", achieved ? fmt::format("{:.1f}%", *achieved) : "-",
+                     bound ? (bound->bound == Bound::dram ? "DRAM" : "compute") : "-");
+}
+
+std::string achieved_legend(const TableContext& t) {
+  const auto& cases = t.report().cases;
+  if (std::none_of(cases.begin(), cases.end(), [](const CaseResult& c) { return c.profile && c.profile->counters; }))
+    return "";
+  return "achieved: measured occupancy of the kernel with the most GPU time, and whether the forward is DRAM- or "
+         "compute-bound (DRAM against SM throughput, % of peak)";
+}
+
 std::string time_legend(const TableContext&) {
   return "median ms: GPU time of one forward \xC2\xB1 the median's 95% interval (* not converged)";
 }
@@ -223,6 +241,13 @@ const std::vector<TableColumn> kColumns = {
      .drop_order = 5,
      .cell = dominant_occupancy_cell,
      .legend = occupancy_legend},
+    {.id = "achieved",
+     .header = "achieved",
+     .title = "achieved occupancy, bound",
+     .compact = Compact::when_varies,
+     .drop_order = 1,
+     .cell = achieved_cell,
+     .legend = achieved_legend},
     {.id = "verified",
      .header = "verified",
      .title = "verified (rel L2)",
@@ -292,7 +317,7 @@ Layout choose_columns(const TableOptions& options, const TableContext& t) {
       continue;
     }
     if (c.drop_order > 0 && !t.report().cases.empty() && all_rows_empty(c, t)) {
-      if (c.compact != Compact::no) layout.empty.push_back(&c);
+      if (c.compact == Compact::yes) layout.empty.push_back(&c);  // a column shown only when it varies leaves quietly
     } else if (c.compact == Compact::yes || (c.compact == Compact::when_varies && !same)) {
       layout.shown.push_back(&c);
     } else if (c.foldable && same && !t.report().cases.empty()) {
@@ -372,7 +397,8 @@ std::string table_notes(const Layout& layout, const TableContext& t, const Table
     clauses.push_back(fmt::format("not shown to fit {} columns: {} (--wide shows every column)",
                                   options.style.width, headers(layout.hidden)));
   for (const TableColumn* c : layout.shown)
-    if (c->legend) clauses.push_back(c->legend(t));
+    if (c->legend)
+      if (std::string clause = c->legend(t); !clause.empty()) clauses.push_back(std::move(clause));
   if (clauses.empty()) return "";
   std::string text;
   for (const std::string& clause : clauses) text += (text.empty() ? "" : "; ") + clause;

@@ -100,9 +100,14 @@ std::string finding_reason(const Finding& f, const CaseProfile& p) {
            count_and_time(f.text, " kernels per forward", " kernels");
   if (f.rule == "safe-softmax")
     return "a safe softmax" + count_and_time(f.text, " extra kernels", " extra kernels");
-  // Said elsewhere (kernel counts, occupancy), or not about speed.
-  if (f.rule == "low-occupancy" || f.rule == "fused-extra-kernels" || f.rule == "dropped-records")
+  // Said elsewhere (kernel counts, occupancy, SIMT GEMMs), or not about speed.
+  if (f.rule == "low-occupancy" || f.rule == "fused-extra-kernels" || f.rule == "dropped-records" ||
+      f.rule == "achieved-occupancy")
     return "";
+  if (f.rule == "tensor-idle")
+    return std::any_of(p.findings.begin(), p.findings.end(), [](const Finding& g) { return g.rule == "simt-gemm"; })
+               ? ""
+               : "tensor pipes mostly idle";
   return f.text.substr(0, f.text.find(':'));  // a rule this summary does not know: its headline
 }
 
@@ -129,7 +134,9 @@ std::vector<std::string> reasons(const CaseResult& slow, const CaseResult& ref,
   }
   for (const Finding& f : p.findings)
     if (!has_rule(ref, f.rule))
-      if (std::string reason = finding_reason(f, p); !reason.empty()) out.push_back(reason);
+      if (std::string reason = finding_reason(f, p);
+          !reason.empty() && std::find(out.begin(), out.end(), reason) == out.end())
+        out.push_back(reason);
   if (!out.empty() || !ref.profile || !one_kernel(slow) || !one_kernel(ref)) return out;
 
   // One kernel each: the difference is inside the kernel.

@@ -8,6 +8,8 @@
 #include "gpu/problem_shape.h"
 #include "gpu/check.h"
 #include "gpu/device_buffer.h"
+#include "measure/l2_clean.h"
+#include "profile/counter_pass.h"
 #include "profile/host_cost.h"
 #include "profile/profile_pass.h"
 #include "random_fill.h"
@@ -48,7 +50,8 @@ std::optional<std::string> cannot_run(const BackendEntry& entry, const Problem& 
 
 CaseResult run_case(const BackendEntry& entry, const std::string& variant, const Problem& p,
                     const DeviceInfo& device, ProblemData& data, cudaStream_t stream,
-                    const TimingOptions& timing, std::size_t free_before_problem, CuptiSession* profiler) {
+                    const TimingOptions& timing, std::size_t free_before_problem, CuptiSession* profiler,
+                    CounterSession* counters) {
   CaseResult r;
   r.backend = case_backend_name(entry, variant);
   r.problem = p;
@@ -96,6 +99,17 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
   }
   if (profiler != nullptr)
     r.profile = profile_forwards(*profiler, forward, stream, nvtx_range_prefix(r.backend, p), kProfileForwards, device);
+  if (r.profile && counters != nullptr) {
+    // Each pass starts with a cold L2 (unless the samples run hot), and a clean one: what is
+    // counted is what the forward's own kernels move.
+    std::optional<L2Clean> l2;
+    if (!timing.hot) l2.emplace(device.l2_bytes);
+    const auto before_pass = [&](cudaStream_t s) {
+      if (l2) l2->clean(s);
+    };
+    count_forward(*counters, *r.profile, forward, before_pass, stream, p, device.sm_count,
+                  entry.kernel_dram_bytes != nullptr ? std::optional(entry.kernel_dram_bytes(p)) : std::nullopt);
+  }
   r.timing = time_forward(forward, stream, timing, device);
   r.host->per_call_us = host_us_per_call(forward, stream, kHostCostCalls);
   r.host->calls = kHostCostCalls;
@@ -144,7 +158,8 @@ std::size_t predicted_case_bytes(const Problem& p, const BackendEntry& backend) 
 }
 
 SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed, const TimingOptions& timing,
-                      const CaseCallback& on_case, CuptiSession* profiler, const CaseStartCallback& on_start) {
+                      const CaseCallback& on_case, CuptiSession* profiler, const CaseStartCallback& on_start,
+                      CounterSession* counters) {
   SweepResult out;
   CudaStream stream;
   const auto stop_requested = [&] { return timing.stop_requested && timing.stop_requested(); };
@@ -220,7 +235,7 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
         if (on_start) on_start(name, p);
         CaseResult r;
         try {
-          r = run_case(entry, variant, p, device, *data, stream.get(), timing, free_before_problem, profiler);
+          r = run_case(entry, variant, p, device, *data, stream.get(), timing, free_before_problem, profiler, counters);
         } catch (const ApiError& e) {
           r = unrun(choice, CaseStatus::failed, e.what());
           r.backend = name;

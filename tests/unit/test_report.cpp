@@ -66,7 +66,7 @@ RunReport sample_report() {
   RunReport r;
   r.config.axes["seq"] = test::ints({1024});
   r.environment = Environment{"0.1.0", "abc123", "sdpa-prof --seq 1024", "host", "2026-12-02T12:00:00Z", 42, {},
-                              Profiler{true, "CUPTI API 130001 (libcupti.so.13)"}, std::nullopt, {}};
+                              Profiler{true, "CUPTI API 130001 (libcupti.so.13)"}, std::nullopt, {}, {}};
   DeviceInfo d;
   d.name = "NVIDIA H200";
   d.uuid = "GPU-00000000-0000-0000-0000-000000000000";
@@ -246,11 +246,11 @@ TEST(TableReport, WideMatchesGoldenOutput) {
   wide.choice = ColumnChoice::wide;
   wide.summary = false;
   const std::string expected =
-      "backend        shape             dtype  causal     median ms TFLOP/s %peak vs best kern cpy host us dominant kernel                   occupancy        verified     status   reason\n"
-      "naive-inplace  B8 H16 S1024 D64  bf16   yes      1.000 \xC2\xB1" "0.3%    17.2    2%   1.00x    5   0    12.5 sm90_xmma_\xE2\x80\xA6" "_warpgroupsize1x1x1    18.8% regs+smem  yes 4.0e-03  ok\n"
-      "math           B8 H16 S1024 D64  bf16   yes     3.000 \xC2\xB1" "2.1%*     5.7    1%   3.00x    -   -    40.0 -                                 -                yes 1.0e-06  ok\n"
-      "naive          B8 H16 S1024 D64  bf16   yes                -       -     -       -    -   -       - -                                 -                NO 5.0e-01   failed   verification failed\n"
-      "flash          B8 H16 S1024 D64  bf16   yes                -       -     -       -    -   -       - -                                 -                -            skipped  not built: not implemented in this version\n"
+      "backend        shape             dtype  causal     median ms TFLOP/s %peak vs best kern cpy host us dominant kernel                   occupancy        achieved  verified     status   reason\n"
+      "naive-inplace  B8 H16 S1024 D64  bf16   yes      1.000 \xC2\xB1" "0.3%    17.2    2%   1.00x    5   0    12.5 sm90_xmma_\xE2\x80\xA6" "_warpgroupsize1x1x1    18.8% regs+smem  -         yes 4.0e-03  ok\n"
+      "math           B8 H16 S1024 D64  bf16   yes     3.000 \xC2\xB1" "2.1%*     5.7    1%   3.00x    -   -    40.0 -                                 -                -         yes 1.0e-06  ok\n"
+      "naive          B8 H16 S1024 D64  bf16   yes                -       -     -       -    -   -       - -                                 -                -         NO 5.0e-01   failed   verification failed\n"
+      "flash          B8 H16 S1024 D64  bf16   yes                -       -     -       -    -   -       - -                                 -                -         -            skipped  not built: not implemented in this version\n"
       "median ms: GPU time of one forward \xC2\xB1" " the median's 95% interval (* not converged); %peak: of this GPU's measured 790.0\n"
       "  TFLOP/s bf16 GEMM ceiling (795.0 fp16); kern: kernels per forward; cpy: memcpys per forward; host us: CPU time of one\n"
       "  call (launches only); occupancy: theoretical, of the kernel with the most GPU time, and what limits it\n"
@@ -335,7 +335,7 @@ TEST(TableReport, WideShowsEveryColumnWhateverTheWidth) {
   wide.choice = ColumnChoice::wide;
   EXPECT_EQ(table_lines(format_table(report, wide), 0)[0],
             "backend        shape             dtype  causal     median ms TFLOP/s %peak vs best kern cpy host us "
-            "dominant kernel                   occupancy        verified     status");
+            "dominant kernel                   occupancy        achieved  verified     status");
 }
 
 TEST(TableReport, LeavesOutColumnsNoCaseHasAValueFor) {
@@ -379,7 +379,8 @@ TEST(TableReport, FailedAndSkippedCasesInColour) {
 TEST(MarkdownReport, KeepsEveryColumn) {
   const std::string md = format_markdown(sample_report());
   EXPECT_NE(md.find("| backend | shape | dtype | causal | median ms \xC2\xB1 spread | TFLOP/s | % of peak | vs best | "
-                    "kernels / forward | memcpys / forward | host us / call | dominant kernel | occupancy | verified (rel "
+                    "kernels / forward | memcpys / forward | host us / call | dominant kernel | occupancy | achieved occupancy, "
+                    "bound | verified (rel "
                     "L2) | status | reason |"),
             std::string::npos);
   EXPECT_NE(md.find("| **naive-inplace** | B8 H16 S1024 D64 | bf16 | yes | **1.000 \xC2\xB1" "0.3%** |"), std::string::npos);

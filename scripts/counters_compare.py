@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""The counter pass against Nsight Compute: side-by-side tables from scripts/counters_check.sh.
+
+--metrics FILE: the metric names a result's counter pass collected, comma-separated (for ncu).
+--out DIR: reads c1.json, c2.json (counters), n1.json, n2.json (no counters) and ncu_*.csv there,
+prints Markdown: fused kernels against ncu, naive-inplace's DRAM bytes against its own count, and
+the timing medians with and without the counter pass.
+"""
+import argparse
+import csv
+import glob
+import json
+import os
+import sys
+
+REQUIRED = ("sm__warps_active.avg.pct_of_peak_sustained_active", "dram__bytes_read.sum", "dram__bytes_write.sum",
+            "sm__throughput.avg.pct_of_peak_sustained_elapsed")
+REL_TOLERANCE = 0.03
+POINT_TOLERANCE = 0.5
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def metric_names(result):
+    names = set()
+    for case in result["cases"]:
+        for kernel in (case.get("profile") or {}).get("kernels", []):
+            names.update(kernel.get("counters", {}))
+    return sorted(names)
+
+
+def ncu_values(path):
+    """Metric name -> value of the one profiled launch in an ncu --csv --print-units base file."""
+    values, kernel = {}, ""
+    with open(path, newline="") as f:
+        rows = [line for line in f if line.startswith('"')]
+    for row in csv.DictReader(rows):
+        kernel = row.get("Kernel Name", kernel)
+        try:
+            values[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
+        except (KeyError, ValueError):
+            continue
+    return kernel, values
+
+
+def agrees(name, ours, theirs):
+    if theirs == 0:
+        return ours == 0
+    if abs(ours / theirs - 1) <= REL_TOLERANCE:
+        return True
+    return ".pct" in name and abs(ours - theirs) <= POINT_TOLERANCE
+
+
+def fused_rows(out):
+    lines = ["| case | metric | sdpa-prof | ncu | diff | agrees |", "|---|---|---|---|---|---|"]
+    failures = 0
+    for name in ("c1.json", "c2.json"):
+        path = os.path.join(out, name)
+        if not os.path.exists(path):
+            continue
+        for case in load(path)["cases"]:
+            profile = case.get("profile") or {}
+            fused = [k for k in profile.get("kernels", []) if k["category"] == "fused_attention"]
+            if not fused:
+                continue
+            p = case["problem"]
+            csv_path = os.path.join(out, f"ncu_{case['backend']}_{p['seq_q']}.csv")
+            if not os.path.exists(csv_path):
+                continue
+            _, theirs = ncu_values(csv_path)
+            for metric, ours in sorted(fused[0].get("counters", {}).items()):
+                if metric not in theirs:
+                    continue
+                ok = agrees(metric, ours, theirs[metric])
+                required = metric in REQUIRED
+                failures += required and not ok
+                diff = f"{100 * (ours / theirs[metric] - 1):+.2f}%" if theirs[metric] else "-"
+                lines.append(f"| {case['backend']} S{p['seq_q']} D{p['head_dim']} | `{metric}` | {ours:.4g} | "
+                             f"{theirs[metric]:.4g} | {diff} | {'yes' if ok else 'NO'}{'' if required else ' (info)'} |")
+    return lines, failures
+
+
+def dram_bytes(profile):
+    total = 0.0
+    for k in profile["kernels"]:
+        c = k.get("counters", {})
+        if "dram__bytes_read.sum" not in c or "dram__bytes_write.sum" not in c:
+            return None
+        total += k["per_forward"] * (c["dram__bytes_read.sum"] + c["dram__bytes_write.sum"])
+    return total
+
+
+def naive_rows(out):
+    lines = []
+    for case in load(os.path.join(out, "c1.json"))["cases"]:
+        if case["backend"] != "naive-inplace" or not case.get("profile"):
+            continue
+        prof = case["profile"]
+        measured = dram_bytes(prof)
+        source = prof.get("counters_source") or {}
+        expected = source.get("expected_dram_bytes_per_forward")
+        if measured is None or not expected:
+            lines.append(f"naive-inplace: no counters ({prof.get('counters_skipped', '')})")
+            continue
+        lines.append(f"naive-inplace DRAM bytes per forward: measured {measured / 1e9:.3f} GB, its own count "
+                     f"{expected / 1e9:.3f} GB ({100 * (measured / expected - 1):+.1f}%, target within 10%)")
+        for f in prof["findings"]:
+            if f["rule"] == "dram-bound":
+                lines.append(f"finding: {f['text']}")
+    return lines
+
+
+def timing_rows(out):
+    lines = ["| case | median ms, counters on | median ms, --no-counters | change | noise (both) |",
+             "|---|---|---|---|---|"]
+    for with_name, without_name in (("c1.json", "n1.json"), ("c2.json", "n2.json")):
+        a, b = os.path.join(out, with_name), os.path.join(out, without_name)
+        if not (os.path.exists(a) and os.path.exists(b)):
+            continue
+        off = {(c["backend"], c["problem"]["seq_q"]): c for c in load(b)["cases"] if c.get("timing")}
+        for c in load(a)["cases"]:
+            other = off.get((c["backend"], c["problem"]["seq_q"]))
+            if not c.get("timing") or not other:
+                continue
+            x, y = c["timing"], other["timing"]
+            lines.append(f"| {c['backend']} S{c['problem']['seq_q']} D{c['problem']['head_dim']} | {x['median_ms']:.4f} | "
+                         f"{y['median_ms']:.4f} | {100 * (x['median_ms'] / y['median_ms'] - 1):+.2f}% | "
+                         f"{100 * (x['relative_spread'] + y['relative_spread']):.2f}% |")
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--metrics", help="a result JSON: print its counter metric names, comma-separated")
+    ap.add_argument("--out", help="the folder counters_check.sh wrote")
+    args = ap.parse_args()
+    if args.metrics:
+        print(",".join(metric_names(load(args.metrics))))
+        return 0
+    fused, failures = fused_rows(args.out)
+    print("\n".join(["## Fused kernels: sdpa-prof's counter pass against ncu", ""] + fused + [""]))
+    print("\n".join(["## naive-inplace", ""] + naive_rows(args.out) + [""]))
+    print("\n".join(["## Timing with and without the counter pass", ""] + timing_rows(args.out)))
+    print(f"\nrequired metrics outside tolerance: {failures}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

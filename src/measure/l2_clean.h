@@ -1,0 +1,27 @@
+// An empty *and clean* L2 before a counter pass, as Nsight Compute's --cache-control all leaves
+// it. L2Flush writes its buffer, so the L2 it leaves is full of dirty lines that the next kernel
+// writes back to DRAM as it evicts them (counted as that kernel's DRAM writes: +24 MB for a
+// 9 MB kernel on the H200). This reads a buffer twice the L2's size that nothing writes, so the
+// write-backs happen here and the L2 ends holding clean lines only.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "gpu/cublas_handle.h"
+#include "gpu/device_buffer.h"
+
+namespace sdpa {
+
+class L2Clean {
+ public:
+  explicit L2Clean(std::size_t l2_bytes);
+  void clean(cudaStream_t stream);
+
+ private:
+  DeviceBuffer buffer_;
+  CublasHandle cublas_;
+};
+
+}  // namespace sdpa
