@@ -6,7 +6,7 @@
 
 namespace sdpa {
 
-L2Clean::L2Clean(std::size_t l2_bytes) : buffer_(2 * std::max<std::size_t>(l2_bytes, 1 << 20)) {
+L2Clean::L2Clean(std::size_t l2_bytes) : buffer_(kL2CleanFactor * std::max<std::size_t>(l2_bytes, 1 << 20)) {
   SDPA_CHECK_CUDA(cudaMemset(buffer_.get(), 0,
                              buffer_.bytes()));  // written once, so that reads see defined data
   clean(nullptr);
