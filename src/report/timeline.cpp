@@ -75,10 +75,13 @@ class TimelineWriter {
       if (summary_.truncated) break;
       write_item(item);
     }
+    if (options_.records_left_out > 0) summary_.truncated = true;
+    const std::string left_out =
+        options_.records_left_out > 0 ? fmt::format(",\"records_left_out\":{}", options_.records_left_out) : "";
     emit_raw(fmt::format(
         "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{{\"generator\":\"sdpa-prof\",\"clock\":\"CUPTI ns\","
-        "\"zero_ns\":{},\"events\":{},\"max_bytes\":{},\"truncated\":{}}}}}\n",
-        zero_, summary_.events, options_.max_bytes, summary_.truncated ? "true" : "false"));
+        "\"zero_ns\":{},\"events\":{},\"max_bytes\":{}{},\"truncated\":{}}}}}\n",
+        zero_, summary_.events, options_.max_bytes, left_out, summary_.truncated ? "true" : "false"));
     return summary_;
   }
 

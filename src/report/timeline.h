@@ -27,6 +27,8 @@ struct TimelineOptions {
   uint64_t max_bytes = uint64_t{256} << 20;  // the document never grows past this
   // The kernel's name on its slice (the recorded name stays in the args); the recorded name when empty.
   std::function<std::string(const std::string&)> kernel_label;
+  // Records the caller kept back (a bound on what it holds): the document then says truncated.
+  uint64_t records_left_out = 0;
 };
 
 struct TimelineSummary {

@@ -179,6 +179,19 @@ TEST(Timeline, ACapBelowTheShellIsRaisedToIt) {
   EXPECT_TRUE(nlohmann::json::accept(text));
 }
 
+TEST(Timeline, RecordsTheCallerKeptBackMakeItTruncated) {
+  const ActivityRecords records = forward_records();
+  std::ostringstream out;
+  TimelineOptions options;
+  options.records_left_out = 12;
+  const TimelineSummary s = write_timeline(out, {{"sdpa-prof run", kPid, "NVIDIA H200", 0, {&records}}}, options);
+  EXPECT_TRUE(s.truncated);
+  const nlohmann::json j = nlohmann::json::parse(out.str());
+  EXPECT_EQ(j.at("otherData").at("truncated"), true);
+  EXPECT_EQ(j.at("otherData").at("records_left_out"), 12);
+  EXPECT_EQ(s.kernels, 2u);  // everything it was given is there
+}
+
 TEST(Timeline, NoRecordsIsAnEmptyValidDocument) {
   const ActivityRecords none;
   TimelineSummary s;
