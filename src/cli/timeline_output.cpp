@@ -18,14 +18,15 @@ namespace {
 constexpr uint64_t kMinEventBytes = 64;
 
 uint64_t count(const ActivityRecords& r) {
-  return r.kernels.size() + r.memcpys.size() + r.memsets.size() + r.api_calls.size() + r.markers.size();
+  return r.kernels.size() + r.memcpys.size() + r.memsets.size() + r.api_calls.size() +
+         r.markers.size();
 }
 
 }  // namespace
 
 void TimelineRecorder::add(ActivityRecords&& records) {
   const uint64_t n = count(records);
-  if ((kept_records_ + n) * kMinEventBytes > max_bytes_) {
+  if (left_out_ > 0 || (kept_records_ + n) * kMinEventBytes > max_bytes_) {  // a prefix of the run, no holes
     left_out_ += n;
     return;
   }
@@ -33,22 +34,27 @@ void TimelineRecorder::add(ActivityRecords&& records) {
   kept_.push_back(std::move(records));
 }
 
-void TimelineRecorder::write(const std::string& path, const std::string& device_name, std::ostream& progress) const {
+void TimelineRecorder::write(const std::string& path, const std::string& device_name,
+                             std::ostream& progress) const {
   TimelineProcess process{"sdpa-prof run", static_cast<uint32_t>(::getpid()), device_name, 0, {}};
   for (const ActivityRecords& r : kept_) process.record_sets.push_back(&r);
   TimelineOptions options;
   options.max_bytes = max_bytes_;
-  options.kernel_label = [](const std::string& name) { return shorten_kernel_name(demangle(name)); };
+  options.kernel_label = [](const std::string& name) {
+    return shorten_kernel_name(demangle(name));
+  };
   options.records_left_out = left_out_;
   AtomicFileStream file(path);
   const TimelineSummary s = write_timeline(file.stream(), {process}, options);
   file.commit();
-  progress << fmt::format("wrote {} ({} kernels, {} memcpys, {} memsets, {} API calls, {} NVTX ranges)\n", path,
-                          s.kernels, s.memcpys, s.memsets, s.api_calls, s.ranges);
+  progress << fmt::format(
+      "wrote {} ({} kernels, {} memcpys, {} memsets, {} API calls, {} NVTX ranges)\n", path,
+      s.kernels, s.memcpys, s.memsets, s.api_calls, s.ranges);
   if (s.truncated)
-    progress << fmt::format("sdpa-prof: the timeline {} reached its cap of {} MiB and leaves out the later events "
-                            "(raise --timeline-max-mb)\n",
-                            path, max_bytes_ >> 20);
+    progress << fmt::format(
+        "sdpa-prof: the timeline {} reached its cap of {} MiB and leaves out the later events "
+        "(raise --timeline-max-mb)\n",
+        path, max_bytes_ >> 20);
 }
 
 }  // namespace sdpa

@@ -1,7 +1,6 @@
 #include "report/timeline.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -25,13 +24,18 @@ std::string json_text(std::string_view text) {
   return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::string dims(const Dim3& d) { return fmt::format("\"{}x{}x{}\"", d.x, d.y, d.z); }
+std::string dims(const Dim3& d) {
+  return fmt::format("\"{}x{}x{}\"", d.x, d.y, d.z);
+}
 
 // Microseconds with the nanoseconds kept as three decimals.
-std::string micros(uint64_t ns) { return fmt::format("{}.{:03}", ns / 1000, ns % 1000); }
+std::string micros(uint64_t ns) {
+  return fmt::format("{}.{:03}", ns / 1000, ns % 1000);
+}
 
 std::string place_args(const GpuPlace& p) {
-  std::string s = fmt::format(",\"device\":{},\"context\":{},\"stream\":{}", p.device_id, p.context_id, p.stream_id);
+  std::string s = fmt::format(",\"device\":{},\"context\":{},\"stream\":{}", p.device_id,
+                              p.context_id, p.stream_id);
   if (p.graph_id != 0 || p.graph_node_id != 0)
     s += fmt::format(",\"graph\":{},\"graph_node\":{}", p.graph_id, p.graph_node_id);
   return s;
@@ -54,17 +58,21 @@ struct Item {
   std::size_t process = 0;
   const void* record = nullptr;
   uint64_t sequence = 0;
+  uint64_t set = 0;  // the record set's index in its process, shifted above the correlation id
 };
 
 struct ProcessIndex {
   std::vector<Range> ranges;
-  // The launching call of each correlation id: the innermost when a runtime and a driver call share one.
-  std::unordered_map<uint32_t, const ApiRecord*> launches;
+  // The launching call of each correlation id: the innermost when a runtime and a driver call share
+  // one.
+  // Keyed by set | correlation: a pass's work and its calls are recorded in the same set.
+  std::unordered_map<uint64_t, const ApiRecord*> launches;
 };
 
 class TimelineWriter {
  public:
-  TimelineWriter(std::ostream& out, const std::vector<TimelineProcess>& processes, const TimelineOptions& options)
+  TimelineWriter(std::ostream& out, const std::vector<TimelineProcess>& processes,
+                 const TimelineOptions& options)
       : out_(out), processes_(processes), options_(options) {}
 
   TimelineSummary write() {
@@ -77,11 +85,15 @@ class TimelineWriter {
     }
     if (options_.records_left_out > 0) summary_.truncated = true;
     const std::string left_out =
-        options_.records_left_out > 0 ? fmt::format(",\"records_left_out\":{}", options_.records_left_out) : "";
-    emit_raw(fmt::format(
-        "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{{\"generator\":\"sdpa-prof\",\"clock\":\"CUPTI ns\","
-        "\"zero_ns\":{},\"events\":{},\"max_bytes\":{}{},\"truncated\":{}}}}}\n",
-        zero_, summary_.events, options_.max_bytes, left_out, summary_.truncated ? "true" : "false"));
+        options_.records_left_out > 0
+            ? fmt::format(",\"records_left_out\":{}", options_.records_left_out)
+            : "";
+    emit_raw(
+        fmt::format("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{{\"generator\":\"sdpa-prof\","
+                    "\"clock\":\"CUPTI ns\","
+                    "\"zero_ns\":{},\"events\":{},\"max_bytes\":{}{},\"truncated\":{}}}}}\n",
+                    zero_, summary_.events, options_.max_bytes, left_out,
+                    summary_.truncated ? "true" : "false"));
     return summary_;
   }
 
@@ -92,15 +104,19 @@ class TimelineWriter {
   std::string ts(std::size_t process, uint64_t ns) const {
     return micros(static_cast<uint64_t>(shifted(process, ns) - zero_));
   }
-  static std::string dur(uint64_t start, uint64_t end) { return micros(end > start ? end - start : 0); }
+  static std::string dur(uint64_t start, uint64_t end) {
+    return micros(end > start ? end - start : 0);
+  }
 
   uint32_t host_pid(std::size_t process, uint32_t recorded) const {
     return recorded != 0 ? recorded : processes_[process].process_id;
   }
-  uint32_t gpu_pid(std::size_t process, uint32_t device) const { return gpu_pids_.at({process, device}); }
+  uint32_t gpu_pid(std::size_t process, uint32_t device) const {
+    return gpu_pids_.at({process, device});
+  }
 
-  void add(std::size_t process, ItemKind kind, uint64_t ns, const void* record) {
-    items_.push_back(Item{shifted(process, ns), kind, process, record, items_.size()});
+  void add(std::size_t process, ItemKind kind, uint64_t ns, const void* record, uint64_t set = 0) {
+    items_.push_back(Item{shifted(process, ns), kind, process, record, items_.size(), set});
   }
 
   void index() {
@@ -108,7 +124,9 @@ class TimelineWriter {
     for (std::size_t p = 0; p < processes_.size(); ++p) {
       ProcessIndex& ix = indexes_[p];
       std::unordered_map<uint32_t, std::size_t> open;
-      for (const ActivityRecords* set : processes_[p].record_sets) {
+      for (std::size_t set_index = 0; set_index < processes_[p].record_sets.size(); ++set_index) {
+        const ActivityRecords* set = processes_[p].record_sets[set_index];
+        const uint64_t in_set = static_cast<uint64_t>(set_index) << 32;
         for (const MarkerRecord& m : set->markers) {
           if (m.is_start) {
             open[m.id] = ix.ranges.size();
@@ -121,7 +139,7 @@ class TimelineWriter {
         }
         for (const ApiRecord& a : set->api_calls) {
           cpu_tracks_[host_pid(p, a.process_id)].insert({a.thread_id, p});
-          auto [it, fresh] = ix.launches.emplace(a.correlation, &a);
+          auto [it, fresh] = ix.launches.emplace(in_set | a.correlation, &a);
           if (!fresh && a.start >= it->second->start) it->second = &a;
           add(p, ItemKind::api, a.start, &a);
         }
@@ -131,15 +149,15 @@ class TimelineWriter {
         };
         for (const KernelRecord& k : set->kernels) {
           gpu(k.place);
-          add(p, ItemKind::kernel, k.start, &k);
+          add(p, ItemKind::kernel, k.start, &k, in_set);
         }
         for (const MemcpyRecord& m : set->memcpys) {
           gpu(m.place);
-          add(p, ItemKind::memcpy, m.start, &m);
+          add(p, ItemKind::memcpy, m.start, &m, in_set);
         }
         for (const MemsetRecord& m : set->memsets) {
           gpu(m.place);
-          add(p, ItemKind::memset, m.start, &m);
+          add(p, ItemKind::memset, m.start, &m, in_set);
         }
       }
       for (const Range& r : ix.ranges) {
@@ -158,25 +176,31 @@ class TimelineWriter {
   void write_metadata() {
     for (const auto& [pid, threads] : cpu_tracks_) {
       const std::size_t p = threads.begin()->second;
-      metadata("process_name", pid, std::nullopt, json_text(fmt::format("{} (pid {})", processes_[p].name, pid)));
+      metadata("process_name", pid, std::nullopt,
+               json_text(fmt::format("{} (pid {})", processes_[p].name, pid)));
       metadata("process_sort_index", pid, std::nullopt, std::to_string(2 * p));
       for (const auto& [tid, owner] : threads)
-        metadata("thread_name", pid, tid, json_text(tid != 0 ? fmt::format("thread {}", tid) : "thread unknown"));
+        metadata("thread_name", pid, tid,
+                 json_text(tid != 0 ? fmt::format("thread {}", tid) : "thread unknown"));
     }
     for (const auto& [key, streams] : gpu_tracks_) {
       const auto& [p, device] = key;
       const uint32_t pid = gpu_pid(p, device);
       metadata("process_name", pid, std::nullopt,
-               json_text(fmt::format("GPU {}: {} ({})", device, processes_[p].device_name, processes_[p].name)));
+               json_text(fmt::format("GPU {}: {} ({})", device, processes_[p].device_name,
+                                     processes_[p].name)));
       metadata("process_sort_index", pid, std::nullopt, std::to_string(2 * p + 1));
-      for (const uint32_t stream : streams) metadata("thread_name", pid, stream, json_text(fmt::format("stream {}", stream)));
+      for (const uint32_t stream : streams)
+        metadata("thread_name", pid, stream, json_text(fmt::format("stream {}", stream)));
     }
   }
 
-  void metadata(const char* what, uint32_t pid, std::optional<uint32_t> tid, const std::string& value) {
+  void metadata(const char* what, uint32_t pid, std::optional<uint32_t> tid,
+                const std::string& value) {
     const bool sort = std::string_view(what).ends_with("sort_index");
-    emit_event(fmt::format("{{\"ph\":\"M\",\"name\":\"{}\",\"pid\":{}{},\"args\":{{\"{}\":{}}}}}", what, pid,
-                           tid ? fmt::format(",\"tid\":{}", *tid) : "", sort ? "sort_index" : "name", value));
+    emit_event(fmt::format("{{\"ph\":\"M\",\"name\":\"{}\",\"pid\":{}{},\"args\":{{\"{}\":{}}}}}",
+                           what, pid, tid ? fmt::format(",\"tid\":{}", *tid) : "",
+                           sort ? "sort_index" : "name", value));
   }
 
   void write_item(const Item& item) {
@@ -185,50 +209,59 @@ class TimelineWriter {
       case ItemKind::range: {
         const Range& r = *static_cast<const Range*>(item.record);
         const MarkerRecord& m = *r.start;
-        const std::string domain = m.domain.empty() ? "" : fmt::format(",\"args\":{{\"domain\":{}}}", json_text(m.domain));
-        const std::string where = fmt::format("\"pid\":{},\"tid\":{},\"ts\":{}", host_pid(p, m.process_id), m.thread_id,
-                                              ts(p, m.timestamp));
+        const std::string domain =
+            m.domain.empty() ? "" : fmt::format(",\"args\":{{\"domain\":{}}}", json_text(m.domain));
+        const std::string where =
+            fmt::format("\"pid\":{},\"tid\":{},\"ts\":{}", host_pid(p, m.process_id), m.thread_id,
+                        ts(p, m.timestamp));
         // A range whose end was never recorded (the program ended inside it) is an instant.
         const std::string text =
-            r.closed ? fmt::format("{{\"ph\":\"X\",\"cat\":\"nvtx\",\"name\":{},{},\"dur\":{}{}}}", json_text(m.name),
-                                   where, dur(m.timestamp, r.end), domain)
-                     : fmt::format("{{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nvtx\",\"name\":{},{}{}}}", json_text(m.name),
-                                   where, domain);
+            r.closed ? fmt::format("{{\"ph\":\"X\",\"cat\":\"nvtx\",\"name\":{},{},\"dur\":{}{}}}",
+                                   json_text(m.name), where, dur(m.timestamp, r.end), domain)
+                     : fmt::format("{{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nvtx\",\"name\":{},{}{}}}",
+                                   json_text(m.name), where, domain);
         if (emit_event(text)) ++summary_.ranges;
         return;
       }
       case ItemKind::api: {
         const ApiRecord& a = *static_cast<const ApiRecord*>(item.record);
-        const std::string name = a.name.empty() ? fmt::format("{} API call {}", api_kind_name(a.kind), a.callback_id) : a.name;
+        const std::string name =
+            a.name.empty() ? fmt::format("{} API call {}", api_kind_name(a.kind), a.callback_id)
+                           : a.name;
         const bool written = emit_event(fmt::format(
-            "{{\"ph\":\"X\",\"cat\":\"cuda_{}\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
+            "{{\"ph\":\"X\",\"cat\":\"cuda_{}\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{},"
+            "\"dur\":{},"
             "\"args\":{{\"correlation\":{},\"callback_id\":{}}}}}",
-            api_kind_name(a.kind), json_text(name), host_pid(p, a.process_id), a.thread_id, ts(p, a.start),
-            dur(a.start, a.end), a.correlation, a.callback_id));
+            api_kind_name(a.kind), json_text(name), host_pid(p, a.process_id), a.thread_id,
+            ts(p, a.start), dur(a.start, a.end), a.correlation, a.callback_id));
         if (written) ++summary_.api_calls;
         return;
       }
       case ItemKind::kernel: {
         const KernelRecord& k = *static_cast<const KernelRecord*>(item.record);
         const std::string label = options_.kernel_label ? options_.kernel_label(k.name) : k.name;
-        write_gpu(p, k.place, k.start, k.end, k.correlation, "kernel", label,
-                  fmt::format("\"kernel\":{},\"grid\":{},\"block\":{},\"cluster\":{},\"registers_per_thread\":{},"
-                              "\"static_shared_bytes\":{},\"dynamic_shared_bytes\":{},\"launch_type\":{}",
-                              json_text(k.name), dims(k.grid), dims(k.block), dims(k.cluster), k.registers_per_thread,
-                              k.static_shared, k.dynamic_shared, json_text(k.launch_type)),
-                  summary_.kernels);
+        write_gpu(
+            item, k.place, k.start, k.end, k.correlation, "kernel", label,
+            fmt::format(
+                "\"kernel\":{},\"grid\":{},\"block\":{},\"cluster\":{},\"registers_per_thread\":{},"
+                "\"static_shared_bytes\":{},\"dynamic_shared_bytes\":{},\"launch_type\":{}",
+                json_text(k.name), dims(k.grid), dims(k.block), dims(k.cluster),
+                k.registers_per_thread, k.static_shared, k.dynamic_shared,
+                json_text(k.launch_type)),
+            summary_.kernels);
         return;
       }
       case ItemKind::memcpy: {
         const MemcpyRecord& m = *static_cast<const MemcpyRecord*>(item.record);
-        write_gpu(p, m.place, m.start, m.end, m.correlation, "memcpy", "Memcpy " + m.kind,
-                  fmt::format("\"kind\":{},\"bytes\":{}", json_text(m.kind), m.bytes), summary_.memcpys);
+        write_gpu(item, m.place, m.start, m.end, m.correlation, "memcpy", "Memcpy " + m.kind,
+                  fmt::format("\"kind\":{},\"bytes\":{}", json_text(m.kind), m.bytes),
+                  summary_.memcpys);
         return;
       }
       case ItemKind::memset: {
         const MemsetRecord& m = *static_cast<const MemsetRecord*>(item.record);
-        write_gpu(p, m.place, m.start, m.end, m.correlation, "memset", "Memset", fmt::format("\"bytes\":{}", m.bytes),
-                  summary_.memsets);
+        write_gpu(item, m.place, m.start, m.end, m.correlation, "memset", "Memset",
+                  fmt::format("\"bytes\":{}", m.bytes), summary_.memsets);
         return;
       }
     }
@@ -236,25 +269,31 @@ class TimelineWriter {
 
   // The work's slice and, when its launching call was recorded, the flow from that call to it:
   // written together, so that a cap never leaves half a flow.
-  void write_gpu(std::size_t p, const GpuPlace& place, uint64_t start, uint64_t end, uint32_t correlation,
-                 const char* category, const std::string& name, const std::string& args, uint64_t& count) {
+  void write_gpu(const Item& item, const GpuPlace& place, uint64_t start, uint64_t end,
+                 uint32_t correlation, const char* category, const std::string& name,
+                 const std::string& args, uint64_t& count) {
+    const std::size_t p = item.process;
     const uint32_t pid = gpu_pid(p, place.device_id);
     std::string text = fmt::format(
-        "{{\"ph\":\"X\",\"cat\":\"{}\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},\"args\":{{{},"
+        "{{\"ph\":\"X\",\"cat\":\"{}\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
+        "\"args\":{{{},"
         "\"correlation\":{}{}}}}}",
-        category, json_text(name), pid, place.stream_id, ts(p, start), dur(start, end), args, correlation,
-        place_args(place));
+        category, json_text(name), pid, place.stream_id, ts(p, start), dur(start, end), args,
+        correlation, place_args(place));
     uint64_t events = 1;
-    const auto launch = indexes_[p].launches.find(correlation);
+    const auto launch = indexes_[p].launches.find(item.set | correlation);
     const bool flow = launch != indexes_[p].launches.end() && launch->second->start <= start;
     if (flow) {
       const ApiRecord& a = *launch->second;
       const uint64_t id = summary_.flows + 1;
       text += fmt::format(
-          ",\n{{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":{},\"pid\":{},\"tid\":{},\"ts\":{}}}"
-          ",\n{{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":{},\"pid\":{},\"tid\":{},"
+          ",\n{{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":{},\"pid\":{},\"tid\":{}"
+          ",\"ts\":{}}}"
+          ",\n{{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":{},\"pid\":"
+          "{},\"tid\":{},"
           "\"ts\":{}}}",
-          id, host_pid(p, a.process_id), a.thread_id, ts(p, a.start), id, pid, place.stream_id, ts(p, start));
+          id, host_pid(p, a.process_id), a.thread_id, ts(p, a.start), id, pid, place.stream_id,
+          ts(p, start));
       events = 3;
     }
     if (emit_event(text, events)) {

@@ -25,7 +25,8 @@ struct TimelineProcess {
 
 struct TimelineOptions {
   uint64_t max_bytes = uint64_t{256} << 20;  // the document never grows past this
-  // The kernel's name on its slice (the recorded name stays in the args); the recorded name when empty.
+  // The kernel's name on its slice (the recorded name stays in the args); the recorded name when
+  // empty.
   std::function<std::string(const std::string&)> kernel_label;
   // Records the caller kept back (a bound on what it holds): the document then says truncated.
   uint64_t records_left_out = 0;
@@ -35,7 +36,8 @@ struct TimelineSummary {
   uint64_t events = 0;  // trace events written, metadata included
   uint64_t kernels = 0, memcpys = 0, memsets = 0, api_calls = 0, ranges = 0, flows = 0;
   uint64_t bytes = 0;
-  bool truncated = false;  // the size cap left later events out: the document is still complete JSON
+  bool truncated =
+      false;  // the size cap left later events out: the document is still complete JSON
 };
 
 // The smallest cap honoured: room for the document's opening and closing.

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/timeline_output.h"
+#include "model/errors.h"
 #include "report/timeline.h"
 
 namespace sdpa {
@@ -15,9 +17,12 @@ namespace {
 
 constexpr uint32_t kPid = 4242, kThread = 4243;
 
-GpuPlace stream(uint32_t id) { return GpuPlace{0, 1, id, 0, 0}; }
+GpuPlace stream(uint32_t id) {
+  return GpuPlace{0, 1, id, 0, 0};
+}
 
-ApiRecord api(ApiKind kind, const std::string& name, uint64_t start, uint64_t end, uint32_t correlation) {
+ApiRecord api(ApiKind kind, const std::string& name, uint64_t start, uint64_t end,
+              uint32_t correlation) {
   ApiRecord a;
   a.kind = kind;
   a.name = name;
@@ -46,8 +51,8 @@ MarkerRecord marker(uint32_t id, uint64_t ts, bool is_start, const std::string& 
 // The range's name has a quote, a newline and a byte that is not UTF-8.
 ActivityRecords forward_records() {
   ActivityRecords r;
-  r.markers = {marker(1, 1'000'000'000, true, "sdpa-prof/naive/\"B1\"\nfwd0\xff"), marker(1, 1'000'090'500, false, ""),
-               marker(2, 1'000'095'000, true, "never closed")};
+  r.markers = {marker(1, 1'000'000'000, true, "sdpa-prof/naive/\"B1\"\nfwd0\xff"),
+               marker(1, 1'000'090'500, false, ""), marker(2, 1'000'095'000, true, "never closed")};
   r.markers.back().domain = "torch";
   r.api_calls = {api(ApiKind::runtime, "cudaLaunchKernel", 1'000'001'000, 1'000'004'250, 10),
                  api(ApiKind::driver, "cuLaunchKernelEx", 1'000'005'000, 1'000'006'000, 11),
@@ -89,12 +94,16 @@ ActivityRecords forward_records() {
   return r;
 }
 
-std::string timeline_text(const ActivityRecords& records, uint64_t max_bytes, TimelineSummary* summary = nullptr) {
+std::string timeline_text(const ActivityRecords& records, uint64_t max_bytes,
+                          TimelineSummary* summary = nullptr) {
   std::ostringstream out;
   TimelineOptions options;
   options.max_bytes = max_bytes;
-  options.kernel_label = [](const std::string& name) { return name == "_Z9flash_fwdv" ? "flash_fwd" : name; };
-  const TimelineSummary s = write_timeline(out, {{"sdpa-prof run", kPid, "NVIDIA H200", 0, {&records}}}, options);
+  options.kernel_label = [](const std::string& name) {
+    return name == "_Z9flash_fwdv" ? "flash_fwd" : name;
+  };
+  const TimelineSummary s =
+      write_timeline(out, {{"sdpa-prof run", kPid, "NVIDIA H200", 0, {&records}}}, options);
   if (summary != nullptr) *summary = s;
   return out.str();
 }
@@ -119,7 +128,8 @@ void expect_same_golden(const std::string& actual, const std::string& name) {
   if (actual != expected) std::ofstream("actual-" + name, std::ios::binary) << actual;
   const std::vector<std::string> a = lines(actual), e = lines(expected);
   for (std::size_t i = 0; i < std::max(a.size(), e.size()); ++i)
-    EXPECT_EQ(i < a.size() ? a[i] : "<missing>", i < e.size() ? e[i] : "<missing>") << "line " << i + 1;
+    EXPECT_EQ(i < a.size() ? a[i] : "<missing>", i < e.size() ? e[i] : "<missing>")
+        << "line " << i + 1;
 }
 
 TEST(Timeline, MatchesTheGoldenFileLineByLine) {
@@ -138,11 +148,13 @@ TEST(Timeline, MatchesTheGoldenFileLineByLine) {
 }
 
 TEST(Timeline, EscapesQuotesNewlinesAndBytesThatAreNotUtf8) {
-  const nlohmann::json j = nlohmann::json::parse(timeline_text(forward_records(), uint64_t{1} << 20));
+  const nlohmann::json j =
+      nlohmann::json::parse(timeline_text(forward_records(), uint64_t{1} << 20));
   std::vector<std::string> names;
   for (const auto& e : j.at("traceEvents"))
     if (e.at("ph") != "M") names.push_back(e.at("name").get<std::string>());
-  EXPECT_NE(std::find(names.begin(), names.end(), "sdpa-prof/naive/\"B1\"\nfwd0\xef\xbf\xbd"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "sdpa-prof/naive/\"B1\"\nfwd0\xef\xbf\xbd"),
+            names.end());
   EXPECT_NE(std::find(names.begin(), names.end(), "softmax<\"quoted\">"), names.end());
 }
 
@@ -184,7 +196,8 @@ TEST(Timeline, RecordsTheCallerKeptBackMakeItTruncated) {
   std::ostringstream out;
   TimelineOptions options;
   options.records_left_out = 12;
-  const TimelineSummary s = write_timeline(out, {{"sdpa-prof run", kPid, "NVIDIA H200", 0, {&records}}}, options);
+  const TimelineSummary s =
+      write_timeline(out, {{"sdpa-prof run", kPid, "NVIDIA H200", 0, {&records}}}, options);
   EXPECT_TRUE(s.truncated);
   const nlohmann::json j = nlohmann::json::parse(out.str());
   EXPECT_EQ(j.at("otherData").at("truncated"), true);
@@ -211,6 +224,51 @@ TEST(Timeline, ClockOffsetsLineUpProcessesAndTheZeroIsTheEarliestRecord) {
   for (const auto& e : j.at("traceEvents"))
     if (e.contains("ts")) earliest = std::min(earliest, e.at("ts").get<double>());
   EXPECT_DOUBLE_EQ(earliest, 0.0);
+}
+
+// The forward's records, `ns` later: as the next case of a run.
+ActivityRecords later(uint64_t ns) {
+  ActivityRecords r = forward_records();
+  for (KernelRecord& k : r.kernels) k.start += ns, k.end += ns;
+  for (MemcpyRecord& m : r.memcpys) m.start += ns, m.end += ns;
+  for (MemsetRecord& m : r.memsets) m.start += ns, m.end += ns;
+  for (ApiRecord& a : r.api_calls) a.start += ns, a.end += ns;
+  for (MarkerRecord& m : r.markers) m.timestamp += ns;
+  return r;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return nlohmann::json::parse(in);
+}
+
+TEST(TimelineRecorder, KeepsCasesWhileTheCapCouldHoldThemAndSaysWhatItLeftOut) {
+  const std::string path = "recorder-timeline.json";
+  TimelineRecorder recorder(uint64_t{1} << 20);  // 1 MiB: room for 16384 records of 64 bytes
+  const uint64_t per_case = 11;                  // records in forward_records()
+  ASSERT_EQ(forward_records().kernels.size() + forward_records().memcpys.size() +
+                forward_records().memsets.size() + forward_records().api_calls.size() +
+                forward_records().markers.size(),
+            per_case);
+  const uint64_t fitting = (uint64_t{1} << 20) / 64 / per_case;
+  for (uint64_t i = 0; i < fitting + 3; ++i) recorder.add(later(i * 1'000'000));
+  std::ostringstream progress;
+  recorder.write(path, "NVIDIA H200", progress);
+  const nlohmann::json j = read_json(path);
+  EXPECT_EQ(j.at("otherData").at("truncated"), true);
+  EXPECT_EQ(j.at("otherData").at("records_left_out"), 3 * per_case);
+  EXPECT_NE(progress.str().find("reached its cap of 1 MiB"), std::string::npos) << progress.str();
+  bool demangled = false;
+  for (const auto& e : j.at("traceEvents")) demangled |= e.value("name", "") == "flash_fwd";
+  EXPECT_TRUE(demangled);
+}
+
+TEST(TimelineRecorder, AnUnwritablePathLeavesNothing) {
+  TimelineRecorder recorder(uint64_t{1} << 20);
+  recorder.add(forward_records());
+  std::ostringstream progress;
+  EXPECT_THROW(recorder.write("no-such-dir/timeline.json", "GPU", progress), InputError);
+  EXPECT_TRUE(progress.str().empty());
 }
 
 }  // namespace
