@@ -2,7 +2,7 @@
 """Checks a timeline (Chrome trace-event JSON, as `sdpa-prof run --timeline` writes it) against
 the trace-event format, with the standard library only.
 
-Usage: timeline_check.py FILE [--kernels N] [--truncated | --complete]
+Usage: timeline_check.py FILE [--kernels N | --report RUN.json] [--truncated | --complete]
 
 Checks: the document is UTF-8 JSON with a `traceEvents` list and `otherData.truncated`; every
 event has the fields its phase requires (X: name, ts, dur, pid, tid; i: name, ts, pid, tid, s;
@@ -10,7 +10,9 @@ M: a known name and its args; s/f: id, cat, name, ts, pid, tid), numeric ts and 
 integer pid/tid; slices on one track nest (Perfetto drops ones that overlap partly); every
 track with events is named by metadata; every flow id has one start and one end, the start
 inside a slice of its track and the end ("bp":"e") inside one of its own, no earlier than the
-start. Prints a one-line summary; exits 1 with the problems found."""
+start. With --report (the --json of the same run), the kernel slices must number what the
+profile passes of its cases attributed to their forwards. Prints a one-line summary; exits 1
+with the problems found."""
 import argparse
 import collections
 import json
@@ -149,10 +151,24 @@ class Checker:
                 self.problems.append(f"flow id {flow_id} ends outside any slice of its track")
 
 
+def report_kernels(path):
+    """Kernels in the profile passes of a run's JSON, and whether some records were unattributed."""
+    with open(path, "rb") as f:
+        report = json.loads(f.read().decode("utf-8"))
+    total, unattributed = 0, 0
+    for case in report.get("cases", []):
+        profile = case.get("profile") or {}
+        total += sum(f.get("kernels", 0) for f in profile.get("forwards", []))
+        unattributed += profile.get("unattributed_records", 0)
+    return total, unattributed
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file")
-    parser.add_argument("--kernels", type=int, help="the number of kernel slices expected")
+    expected = parser.add_mutually_exclusive_group()
+    expected.add_argument("--kernels", type=int, help="the number of kernel slices expected")
+    expected.add_argument("--report", help="a run's JSON: as many kernel slices as its profile passes attributed")
     state = parser.add_mutually_exclusive_group()
     state.add_argument("--truncated", action="store_true", help="expect otherData.truncated to be true")
     state.add_argument("--complete", action="store_true", help="expect otherData.truncated to be false")
@@ -181,6 +197,16 @@ def main():
     problems += checker.problems
     if args.kernels is not None and checker.counts["kernel"] != args.kernels:
         problems.append(f"{checker.counts['kernel']} kernel slices, expected {args.kernels}")
+    if args.report is not None:
+        try:
+            want, unattributed = report_kernels(args.report)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError, TypeError) as e:
+            problems.append(f"--report {args.report}: {e}")
+        else:
+            got = checker.counts["kernel"]
+            if got < want or (unattributed == 0 and got != want):
+                problems.append(f"{got} kernel slices, the report's profile passes have {want}"
+                                f" (+{unattributed} unattributed records)")
     for p in problems:
         print(f"timeline_check: {args.file}: {p}")
     c = checker.counts
