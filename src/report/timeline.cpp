@@ -63,9 +63,8 @@ struct Item {
 
 struct ProcessIndex {
   std::vector<Range> ranges;
-  // The launching call of each correlation id: the innermost when a runtime and a driver call share
-  // one.
-  // Keyed by set | correlation: a pass's work and its calls are recorded in the same set.
+  // The launching call of each correlation id, keyed by set | correlation (a pass's work and its
+  // calls come in one set): the innermost when a runtime and a driver call share one.
   std::unordered_map<uint64_t, const ApiRecord*> launches;
 };
 
