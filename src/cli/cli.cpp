@@ -151,6 +151,11 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   run->add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
   run->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
   run->add_option("--html", o.html_path, "also write the results as one self-contained HTML page");
+  file_options.push_back(run->add_option(
+      "--timeline", o.timeline_path, "write the profile passes as a Chrome trace-event JSON file (Perfetto, chrome://tracing)"));
+  std::string timeline_max_mb;
+  CLI::Option* timeline_max_mb_opt = run->add_option(
+      "--timeline-max-mb", timeline_max_mb, "the timeline's size cap in MiB; past it later events are left out (default 256)");
   // The table's look, for run and report alike.
   struct TableFlags {
     bool wide = false;
@@ -259,6 +264,12 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   if (hot_opt->count() > 0) c.hot = hot;
   if (counters_opt->count() > 0) c.counters = counters;
   if (case_timeout_opt->count() > 0) o.case_timeout_s = number_above("--case-timeout", case_timeout, 0);
+  if (timeline_max_mb_opt->count() > 0) {
+    if (o.timeline_path.empty()) throw InputError("--timeline-max-mb needs --timeline FILE");
+    o.timeline_max_mb = integer_in("--timeline-max-mb", timeline_max_mb, 1, int64_t{1} << 20);
+  }
+  if (!o.timeline_path.empty() && !o.profile)
+    throw InputError("--timeline shows the profile pass, which --no-profile skips: drop one of them");
   return result;
 }
 

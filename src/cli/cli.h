@@ -2,6 +2,7 @@
 // the run options of each sweep axis come from the axis table.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,8 @@ struct CliOptions {
   // for (main fills `table.style` from the terminal in front of stdout).
   TableOptions table;
   std::string html_path;  // run, report, compare: one self-contained HTML page
+  std::string timeline_path;     // run: the profile passes as Chrome trace-event JSON
+  int64_t timeline_max_mb = 256;  // --timeline-max-mb: the timeline's size cap
 };
 
 struct CliParse {

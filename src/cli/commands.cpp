@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <fstream>
 #include <ostream>
 #include <random>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -29,6 +31,7 @@
 #include "io/time_text.h"
 #include "cli/case_watchdog.h"
 #include "cli/interrupts.h"
+#include "cli/timeline_output.h"
 #include "cli/version.h"
 
 namespace sdpa {
@@ -104,11 +107,13 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
                  {"--samples", o.samples_path},
                  {"--csv", o.csv_path},
                  {"--md", o.md_path},
-                 {"--html", o.html_path}},
+                 {"--html", o.html_path},
+                 {"--timeline", o.timeline_path}},
                 {o.config_path});
   if (o.dry_run && !(o.json_path.empty() && o.samples_path.empty() && o.csv_path.empty() && o.md_path.empty() &&
-                     o.html_path.empty()))
-    throw InputError("--dry-run measures nothing, so it writes no result files: drop --json/--csv/--md/--html/--samples");
+                     o.html_path.empty() && o.timeline_path.empty()))
+    throw InputError(
+        "--dry-run measures nothing, so it writes no result files: drop --json/--csv/--md/--html/--samples/--timeline");
   if (o.dry_run) {
     print_dry_run(plan, out);
     return kExitOk;
@@ -150,6 +155,12 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   }
   progress << fmt::format("counters: {}{}\n", counters_info.enabled ? "" : "off, the sweep goes on without them: ",
                           counters_info.description);
+  std::unique_ptr<TimelineRecorder> timeline;
+  if (!o.timeline_path.empty() && profiler)
+    timeline = std::make_unique<TimelineRecorder>(static_cast<uint64_t>(o.timeline_max_mb) << 20);
+  else if (!o.timeline_path.empty())
+    progress << "sdpa-prof: no timeline is written to " << o.timeline_path << ": the profile is off ("
+             << profiler_info.description << ")\n";
   report.environment.power = nvml ? PowerSource{true, nvml->description()} : PowerSource{false, nvml_why};
   progress << (nvml ? fmt::format("power: {}\n", nvml->description())
                     : fmt::format("power: off: {}; SM clocks are still measured, but not power, temperature "
@@ -200,8 +211,10 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   const auto on_start = [&](const std::string& backend, const Problem& p) {
     if (watchdog) watchdog->start_case(fmt::format("{} {} {}", backend, p.shape_label(), dtype_name(p.dtype)));
   };
+  CaseRecordsCallback on_records;
+  if (timeline) on_records = [&](const CaseResult&, ActivityRecords&& records) { timeline->add(std::move(records)); };
   SweepResult swept = run_sweep(plan, device, report.environment.seed, timing, on_case, profiler.get(), on_start,
-                                counters.get());
+                                counters.get(), on_records);
   watchdog.reset();
 
   const int signal = InterruptGuard::signal_seen();
@@ -215,6 +228,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   out << format_table(report, o.table);
   if (o.kernels) out << format_kernels(report, o.table.style);
   write_outputs(o, report, progress);
+  if (timeline) timeline->write(o.timeline_path, device.name, progress);
   if (signal != 0) return 128 + signal;
   if (report.partial) return kExitGpuFailed;
   return report.any_failed() ? kExitCaseFailed : kExitOk;

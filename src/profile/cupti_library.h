@@ -9,6 +9,7 @@
 #include <cupti_target.h>
 
 #include <string>
+#include <string_view>
 
 namespace sdpa {
 
@@ -17,6 +18,7 @@ namespace sdpa {
 struct CuptiApi {
   decltype(&::cuptiGetResultString) cuptiGetResultString = nullptr;
   decltype(&::cuptiGetVersion) cuptiGetVersion = nullptr;
+  decltype(&::cuptiGetCallbackName) cuptiGetCallbackName = nullptr;
   decltype(&::cuptiGetTimestamp) cuptiGetTimestamp = nullptr;
   decltype(&::cuptiActivityRegisterCallbacks) cuptiActivityRegisterCallbacks = nullptr;
   decltype(&::cuptiActivityEnable) cuptiActivityEnable = nullptr;
@@ -59,5 +61,11 @@ struct CuptiProfilerApi {
 const CuptiApi* load_cupti(std::string& why);
 // The same library's counter entry points; nullptr, with the reason, when it lacks one.
 const CuptiProfilerApi* load_cupti_profiler(std::string& why);
+
+// The name of a runtime or driver API call as its callers write it: "cudaLaunchKernel" for
+// CUPTI's "cudaLaunchKernel_v7000"; "" when CUPTI has no name for the id.
+std::string cupti_callback_name(const CuptiApi& api, CUpti_CallbackDomain domain, uint32_t callback_id);
+// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": CUPTI's trailing "_v<digits>" dropped.
+std::string_view without_version_suffix(std::string_view cupti_name);
 
 }  // namespace sdpa

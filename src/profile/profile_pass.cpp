@@ -3,6 +3,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -31,7 +32,7 @@ std::string nvtx_range_prefix(const std::string& backend, const Problem& p) {
 
 CaseProfile profile_forwards(CuptiSession& session, const std::function<void(cudaStream_t)>& forward,
                              cudaStream_t stream, const std::string& range_prefix, int forwards,
-                             const DeviceInfo& device) {
+                             const DeviceInfo& device, ActivityRecords* records) {
   std::vector<ForwardWindow> windows;
   CuptiSession::Pass pass(session);
   for (int i = 0; i < forwards; ++i) {
@@ -44,9 +45,10 @@ CaseProfile profile_forwards(CuptiSession& session, const std::function<void(cud
     windows.push_back(std::move(w));
     SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));  // forwards apart, so that wall times do not overlap
   }
-  const ActivityRecords records = pass.finish();
-  CaseProfile profile = analyze_activity(records, windows, arch_limits(device.cc_major, device.cc_minor), device.sm_count);
+  ActivityRecords recorded = pass.finish();
+  CaseProfile profile = analyze_activity(recorded, windows, arch_limits(device.cc_major, device.cc_minor), device.sm_count);
   profile.findings = profile_findings(profile);
+  if (records != nullptr) *records = std::move(recorded);
   return profile;
 }
 

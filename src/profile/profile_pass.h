@@ -16,9 +16,10 @@ namespace sdpa {
 // "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal": forward i's range adds "/fwd<i>".
 std::string nvtx_range_prefix(const std::string& backend, const Problem& problem);
 
-// Runs `forwards` forwards, each synchronized before the next, and profiles them.
+// Runs `forwards` forwards, each synchronized before the next, and profiles them; `records`,
+// when given, receives what the pass recorded (for the timeline).
 CaseProfile profile_forwards(CuptiSession& session, const std::function<void(cudaStream_t)>& forward,
                              cudaStream_t stream, const std::string& range_prefix, int forwards,
-                             const DeviceInfo& device);
+                             const DeviceInfo& device, ActivityRecords* records = nullptr);
 
 }  // namespace sdpa

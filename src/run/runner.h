@@ -41,6 +41,9 @@ struct SweepResult {
   std::string stopped_because;
 };
 
+// Called after a profiled case with what its profile pass recorded (for the timeline).
+using CaseRecordsCallback = std::function<void(const CaseResult&, ActivityRecords&&)>;
+
 // Forwards in a case's profile pass.
 inline constexpr int kProfileForwards = 3;
 // Back-to-back calls over which the host cost per call is averaged.
@@ -53,6 +56,7 @@ inline constexpr int kHostCostCalls = 10;
 // sweep goes on; one that poisons the context (an illegal address) ends it with the cases so far.
 SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed, const TimingOptions& timing,
                       const CaseCallback& on_case, CuptiSession* profiler = nullptr,
-                      const CaseStartCallback& on_start = {}, CounterSession* counters = nullptr);
+                      const CaseStartCallback& on_start = {}, CounterSession* counters = nullptr,
+                      const CaseRecordsCallback& on_records = {});
 
 }  // namespace sdpa
