@@ -1,4 +1,5 @@
-// Command-line parsing: `sdpa-prof [run] [options]`, `list`, `compare`, `report`, `ceilings`;
+// Command-line parsing: `sdpa-prof [run] [options]`, `list`, `compare`, `report`, `ceilings`,
+// `trace [options] -- CMD [ARGS...]`;
 // the run options of each sweep axis come from the axis table.
 #pragma once
 
@@ -11,7 +12,7 @@
 
 namespace sdpa {
 
-enum class Command { run, list, compare, report, ceilings };
+enum class Command { run, list, compare, report, ceilings, trace };
 
 struct CliOptions {
   Command command = Command::run;
@@ -40,6 +41,10 @@ struct CliOptions {
   // for (main fills `table.style` from the terminal in front of stdout).
   TableOptions table;
   std::string html_path;  // run, report, compare: one self-contained HTML page
+  // trace: the command after "--", run with our injection library
+  std::vector<std::string> trace_command;
+  std::string timeline_path;  // run, trace: the Chrome trace-event timeline
+  bool with_torch = false;    // run: PyTorch's own paths on the same problems, under trace
 };
 
 struct CliParse {

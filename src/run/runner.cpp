@@ -9,6 +9,7 @@
 #include "gpu/check.h"
 #include "gpu/device_buffer.h"
 #include "profile/host_cost.h"
+#include "model/range_name.h"
 #include "profile/profile_pass.h"
 #include "random_fill.h"
 #include "reference.h"
@@ -95,7 +96,7 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
     return r;
   }
   if (profiler != nullptr)
-    r.profile = profile_forwards(*profiler, forward, stream, nvtx_range_prefix(r.backend, p), kProfileForwards, device);
+    r.profile = profile_forwards(*profiler, forward, stream, range_prefix(r.backend, p), kProfileForwards, device);
   r.timing = time_forward(forward, stream, timing, device);
   r.host->per_call_us = host_us_per_call(forward, stream, kHostCostCalls);
   r.host->calls = kHostCostCalls;
