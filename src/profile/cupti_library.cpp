@@ -44,6 +44,7 @@ Loaded load() {
   CuptiApi& a = l.api;
   resolve(library, "cuptiGetResultString", a.cuptiGetResultString, l.error);
   resolve(library, "cuptiGetVersion", a.cuptiGetVersion, l.error);
+  resolve(library, "cuptiGetCallbackName", a.cuptiGetCallbackName, l.error);
   resolve(library, "cuptiGetTimestamp", a.cuptiGetTimestamp, l.error);
   resolve(library, "cuptiActivityRegisterCallbacks", a.cuptiActivityRegisterCallbacks, l.error);
   resolve(library, "cuptiActivityEnable", a.cuptiActivityEnable, l.error);
@@ -72,6 +73,19 @@ const CuptiApi* load_cupti(std::string& why) {
   const Loaded& l = loaded();
   why = l.error;
   return l.error.empty() ? &l.api : nullptr;
+}
+
+std::string_view without_version_suffix(std::string_view name) {
+  const std::size_t v = name.rfind("_v");
+  if (v == std::string_view::npos || v == 0 || v + 2 == name.size()) return name;
+  const std::string_view digits = name.substr(v + 2);
+  return digits.find_first_not_of("0123456789") == std::string_view::npos ? name.substr(0, v) : name;
+}
+
+std::string cupti_callback_name(const CuptiApi& api, CUpti_CallbackDomain domain, uint32_t callback_id) {
+  const char* name = nullptr;
+  if (api.cuptiGetCallbackName(domain, callback_id, &name) != CUPTI_SUCCESS || name == nullptr) return "";
+  return std::string(without_version_suffix(name));
 }
 
 const char* cupti_result_text(CUptiResult result) {

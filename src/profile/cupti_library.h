@@ -5,6 +5,7 @@
 #include <cupti.h>
 
 #include <string>
+#include <string_view>
 
 namespace sdpa {
 
@@ -13,6 +14,7 @@ namespace sdpa {
 struct CuptiApi {
   decltype(&::cuptiGetResultString) cuptiGetResultString = nullptr;
   decltype(&::cuptiGetVersion) cuptiGetVersion = nullptr;
+  decltype(&::cuptiGetCallbackName) cuptiGetCallbackName = nullptr;
   decltype(&::cuptiGetTimestamp) cuptiGetTimestamp = nullptr;
   decltype(&::cuptiActivityRegisterCallbacks) cuptiActivityRegisterCallbacks = nullptr;
   decltype(&::cuptiActivityEnable) cuptiActivityEnable = nullptr;
@@ -27,5 +29,11 @@ struct CuptiApi {
 // Loads libcupti once per process. nullptr, with the reason in `why`, when it is missing, lacks
 // an entry point or is older than the records this build reads.
 const CuptiApi* load_cupti(std::string& why);
+
+// The name of a runtime or driver API call as its callers write it: "cudaLaunchKernel" for
+// CUPTI's "cudaLaunchKernel_v7000"; "" when CUPTI has no name for the id.
+std::string cupti_callback_name(const CuptiApi& api, CUpti_CallbackDomain domain, uint32_t callback_id);
+// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": CUPTI's trailing "_v<digits>" dropped.
+std::string_view without_version_suffix(std::string_view cupti_name);
 
 }  // namespace sdpa

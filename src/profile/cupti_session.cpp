@@ -50,12 +50,18 @@ const char* launch_type_name(uint8_t type) {
   }
 }
 
+template <typename Record>
+GpuPlace gpu_place(const Record& r) {
+  return GpuPlace{r.deviceId, r.contextId, r.streamId, r.graphId, r.graphNodeId};
+}
+
 KernelRecord kernel_record(const CUpti_ActivityKernel10& k) {
   KernelRecord r;
   r.name = k.name != nullptr ? k.name : "";
   r.start = k.start;
   r.end = k.end;
   r.correlation = k.correlationId;
+  r.place = gpu_place(k);
   r.grid = Dim3{k.gridX, k.gridY, k.gridZ};
   r.block = Dim3{k.blockX, k.blockY, k.blockZ};
   // CUPTI reports 0x0x0 for a launch without clusters: a cluster of one block.
@@ -66,6 +72,28 @@ KernelRecord kernel_record(const CUpti_ActivityKernel10& k) {
   r.dynamic_shared = k.dynamicSharedMemory;
   r.shared_config = static_cast<int>(k.sharedMemoryExecuted);
   r.launch_type = launch_type_name(k.launchType);
+  return r;
+}
+
+MemcpyRecord memcpy_record(const CUpti_ActivityMemcpy6& m) {
+  return MemcpyRecord{memcpy_kind_name(m.copyKind), m.bytes, m.start, m.end, m.correlationId, gpu_place(m)};
+}
+
+MemsetRecord memset_record(const CUpti_ActivityMemset4& m) {
+  return MemsetRecord{m.bytes, m.start, m.end, m.correlationId, gpu_place(m)};
+}
+
+MarkerRecord marker_record(const CUpti_ActivityMarker2& m) {
+  MarkerRecord r;
+  r.id = m.id;
+  r.timestamp = m.timestamp;
+  r.is_start = (m.flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0;
+  r.name = m.name != nullptr ? m.name : "";
+  r.domain = m.domain != nullptr ? m.domain : "";
+  if (m.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS || m.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD) {
+    r.process_id = m.objectId.pt.processId;
+    r.thread_id = m.objectId.pt.threadId;
+  }
   return r;
 }
 
@@ -164,27 +192,20 @@ void CuptiSession::parse(CUcontext context, uint32_t stream_id, uint8_t* buffer,
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
           records_.kernels.push_back(kernel_record(*reinterpret_cast<const CUpti_ActivityKernel10*>(record)));
           break;
-        case CUPTI_ACTIVITY_KIND_MEMCPY: {
-          const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-          records_.memcpys.push_back(MemcpyRecord{memcpy_kind_name(m.copyKind), m.bytes, m.start, m.end, m.correlationId});
+        case CUPTI_ACTIVITY_KIND_MEMCPY:
+          records_.memcpys.push_back(memcpy_record(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record)));
           break;
-        }
-        case CUPTI_ACTIVITY_KIND_MEMSET: {
-          const auto& m = *reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-          records_.memsets.push_back(MemsetRecord{m.bytes, m.start, m.end, m.correlationId});
+        case CUPTI_ACTIVITY_KIND_MEMSET:
+          records_.memsets.push_back(memset_record(*reinterpret_cast<const CUpti_ActivityMemset4*>(record)));
           break;
-        }
         case CUPTI_ACTIVITY_KIND_RUNTIME:
-        case CUPTI_ACTIVITY_KIND_DRIVER: {
-          const auto& a = *reinterpret_cast<const CUpti_ActivityAPI*>(record);
-          records_.api_calls.push_back(ApiRecord{a.start, a.end, a.correlationId});
+        case CUPTI_ACTIVITY_KIND_DRIVER:
+          records_.api_calls.push_back(api_record(*reinterpret_cast<const CUpti_ActivityAPI*>(record)));
           break;
-        }
         case CUPTI_ACTIVITY_KIND_MARKER: {
           const auto& m = *reinterpret_cast<const CUpti_ActivityMarker2*>(record);
           if ((m.flags & (CUPTI_ACTIVITY_FLAG_MARKER_START | CUPTI_ACTIVITY_FLAG_MARKER_END)) != 0)
-            records_.markers.push_back(MarkerRecord{m.id, m.timestamp, (m.flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0,
-                                                    m.name != nullptr ? m.name : ""});
+            records_.markers.push_back(marker_record(m));
           break;
         }
         default:
@@ -197,6 +218,26 @@ void CuptiSession::parse(CUcontext context, uint32_t stream_id, uint8_t* buffer,
   } catch (const ApiError&) {
     if (!callback_error_) callback_error_ = std::current_exception();
   }
+}
+
+ApiRecord CuptiSession::api_record(const CUpti_ActivityAPI& a) {
+  ApiRecord r;
+  r.start = a.start;
+  r.end = a.end;
+  r.correlation = a.correlationId;
+  r.kind = a.kind == CUPTI_ACTIVITY_KIND_DRIVER ? ApiKind::driver : ApiKind::runtime;
+  r.callback_id = a.cbid;
+  r.process_id = a.processId;
+  r.thread_id = a.threadId;
+  const auto key = std::make_pair(r.kind, r.callback_id);
+  auto name = callback_names_.find(key);
+  if (name == callback_names_.end()) {
+    const CUpti_CallbackDomain domain =
+        r.kind == ApiKind::driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+    name = callback_names_.emplace(key, cupti_callback_name(api_, domain, r.callback_id)).first;
+  }
+  r.name = name->second;
+  return r;
 }
 
 CuptiSession::Pass::Pass(CuptiSession& session) : session_(session) {

@@ -1,6 +1,7 @@
 // Attribution of recorded GPU work to forwards, on hand-made records.
 #include <gtest/gtest.h>
 
+#include "profile/cupti_library.h"
 #include "profile/profile_analysis.h"
 
 namespace sdpa {
@@ -20,13 +21,41 @@ KernelRecord kernel(const std::string& name, uint32_t correlation, uint64_t star
   return k;
 }
 
+ApiRecord api(uint64_t start, uint64_t end, uint32_t correlation) {
+  ApiRecord a;
+  a.start = start;
+  a.end = end;
+  a.correlation = correlation;
+  a.name = "cudaLaunchKernel";
+  return a;
+}
+
+MemcpyRecord device_copy(uint64_t bytes, uint64_t start, uint64_t end, uint32_t correlation) {
+  MemcpyRecord m;
+  m.kind = "DtoD";
+  m.bytes = bytes;
+  m.start = start;
+  m.end = end;
+  m.correlation = correlation;
+  return m;
+}
+
+MarkerRecord marker(uint32_t id, uint64_t timestamp, bool is_start, const std::string& name) {
+  MarkerRecord m;
+  m.id = id;
+  m.timestamp = timestamp;
+  m.is_start = is_start;
+  m.name = name;
+  return m;
+}
+
 // Two forwards, each a launch (kernel) and a cudaMemcpyAsync, plus one kernel launched outside both.
 ActivityRecords two_forwards() {
   ActivityRecords r;
-  r.api_calls = {{1100, 1150, 1}, {1200, 1250, 2}, {5100, 5150, 3}, {5200, 5300, 4}, {8000, 8100, 9}};
+  r.api_calls = {api(1100, 1150, 1), api(1200, 1250, 2), api(5100, 5150, 3), api(5200, 5300, 4), api(8000, 8100, 9)};
   r.kernels = {kernel("_Z9flash_fwdv", 1, 1300, 1800), kernel("_Z9flash_fwdv", 3, 5300, 5800),
                kernel("_Z9flash_fwdv", 9, 8200, 8300)};
-  r.memcpys = {{"DtoD", 1 << 20, 1800, 1900, 2}, {"DtoD", 1 << 20, 5900, 6100, 4}};
+  r.memcpys = {device_copy(1 << 20, 1800, 1900, 2), device_copy(1 << 20, 5900, 6100, 4)};
   return r;
 }
 
@@ -62,7 +91,8 @@ TEST(ProfileAnalysis, AttributesByCorrelationInsideEachForward) {
 
 TEST(ProfileAnalysis, NvtxRangesTakePrecedenceOverHostTimestamps) {
   ActivityRecords r = two_forwards();
-  r.markers = {{7, 1050, true, "p/fwd0"}, {7, 1950, false, ""}, {8, 5050, true, "p/fwd1"}, {8, 5950, false, ""}};
+  r.markers = {marker(7, 1050, true, "p/fwd0"), marker(7, 1950, false, ""), marker(8, 5050, true, "p/fwd1"),
+               marker(8, 5950, false, "")};
   // Host windows that miss every launch: only the markers can attribute the work.
   const std::vector<ForwardWindow> windows{{"p/fwd0", 0, 1}, {"p/fwd1", 2, 3}};
   const CaseProfile p = analyze_activity(r, windows, std::nullopt, 132);
@@ -75,7 +105,7 @@ TEST(ProfileAnalysis, NvtxRangesTakePrecedenceOverHostTimestamps) {
 
 TEST(ProfileAnalysis, GroupsLaunchesByNameAndConfigurationInLaunchOrder) {
   ActivityRecords r;
-  r.api_calls = {{100, 110, 1}, {120, 130, 2}, {140, 150, 3}};
+  r.api_calls = {api(100, 110, 1), api(120, 130, 2), api(140, 150, 3)};
   KernelRecord wide = kernel("_Z4castv", 2, 400, 500);
   wide.grid = Dim3{2048, 1, 1};
   r.kernels = {kernel("_Z4castv", 1, 200, 300), wide, kernel("_Z4castv", 3, 600, 700)};
@@ -85,6 +115,17 @@ TEST(ProfileAnalysis, GroupsLaunchesByNameAndConfigurationInLaunchOrder) {
   EXPECT_DOUBLE_EQ(p.kernels[0].per_forward, 2.0);
   EXPECT_EQ(p.kernels[1].grid.x, 2048);
   EXPECT_EQ(p.forwards[0].kernels, 3);
+}
+
+TEST(CuptiCallbackName, DropsOnlyCuptisVersionSuffix) {
+  EXPECT_EQ(without_version_suffix("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
+  EXPECT_EQ(without_version_suffix("cudaLaunchKernel_ptsz_v7000"), "cudaLaunchKernel_ptsz");
+  EXPECT_EQ(without_version_suffix("cuMemcpyHtoD_v2"), "cuMemcpyHtoD");
+  EXPECT_EQ(without_version_suffix("cuLaunchKernelEx"), "cuLaunchKernelEx");
+  EXPECT_EQ(without_version_suffix("cuGraph_vertex"), "cuGraph_vertex");
+  EXPECT_EQ(without_version_suffix("name_v"), "name_v");
+  EXPECT_EQ(without_version_suffix("_v12"), "_v12");
+  EXPECT_EQ(without_version_suffix(""), "");
 }
 
 }  // namespace
