@@ -10,11 +10,13 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "gpu/check.h"
 #include "inject/trace_env.h"
 #include "io/record_file.h"
 #include "profile/activity_parse.h"
@@ -28,6 +30,7 @@ constexpr uint32_t kFlushPeriodMs = 100;
 
 struct Injection {
   const CuptiApi* api = nullptr;
+  std::unique_ptr<ActivityParser> parser;  // under mutex
   CUpti_SubscriberHandle subscriber = nullptr;
   int fd = -1;
   bool closed = false;  // the end line is written: nothing may follow it
@@ -68,14 +71,16 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, std::size_t* size, std::size_t*
 void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, std::size_t,
                                std::size_t valid_size) {
   Injection& in = injection();
-  if (buffer != nullptr && in.api != nullptr) {
-    ActivityRecords records;
-    const CUptiResult parsed = parse_activity_buffer(*in.api, context, stream_id, buffer, valid_size, records);
-    std::string text = lines_of(records);
-    if (parsed != CUPTI_SUCCESS)
-      text += error_line("cupti", fmt::format("reading CUPTI's records failed: {}", cupti_result_text(parsed)));
+  if (buffer != nullptr) {
     const std::lock_guard lock(in.mutex);
-    if (!in.closed) write_all(in.fd, text);
+    if (in.parser && !in.closed) {
+      ActivityRecords records;
+      const CUptiResult parsed = in.parser->parse(context, stream_id, buffer, valid_size, records);
+      std::string text = lines_of(records);
+      if (parsed != CUPTI_SUCCESS)
+        text += error_line("cupti", fmt::format("reading CUPTI's records failed: {}", cupti_result_text(parsed)));
+      write_all(in.fd, text);
+    }
   }
   std::free(buffer);
 }
@@ -98,6 +103,7 @@ int give_up(Injection& in, const std::string& code, const std::string& message) 
   write_all(in.fd, end_line());
   in.closed = true;
   in.api = nullptr;
+  in.parser.reset();
   return 1;
 }
 
@@ -125,6 +131,7 @@ int start() {
   if (const CUptiResult r = api->cuptiActivityRegisterCallbacks(&buffer_requested, &buffer_completed); r != CUPTI_SUCCESS)
     return give_up(in, "cupti", fmt::format("cuptiActivityRegisterCallbacks failed: {}", cupti_result_text(r)));
   in.api = api;
+  in.parser = std::make_unique<ActivityParser>(*api);
   if (const CUptiResult r = enable_recorded_kinds(*api); r != CUPTI_SUCCESS)
     return give_up(in, "cupti", fmt::format("cuptiActivityEnable failed: {}", cupti_result_text(r)));
   if (const CUptiResult r = api->cuptiActivityFlushPeriod(kFlushPeriodMs); r != CUPTI_SUCCESS)

@@ -33,6 +33,31 @@ Dim3 dim_from(const JsonFields& j, std::string_view key) {
   return d;
 }
 
+json place_json(const GpuPlace& p) {
+  return json::array({p.device_id, p.context_id, p.stream_id, p.graph_id, p.graph_node_id});
+}
+
+// [device, context, stream, graph, graph node]; absent: all 0.
+GpuPlace place_from(const JsonFields& j) {
+  GpuPlace p;
+  if (!j.has("place")) return p;
+  const json& a = j.array("place");
+  if (a.size() != 5) j.fail("place", "an array of 5 ids");
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!a[i].is_number_unsigned() || (i < 4 && a[i].get<uint64_t>() > std::numeric_limits<uint32_t>::max()))
+      j.fail("place", "ids from 0 to 2^32-1 (the graph node's to 2^64-1)");
+  p.device_id = a[0].get<uint32_t>();
+  p.context_id = a[1].get<uint32_t>();
+  p.stream_id = a[2].get<uint32_t>();
+  p.graph_id = a[3].get<uint32_t>();
+  p.graph_node_id = a[4].get<uint64_t>();
+  return p;
+}
+
+uint32_t u32_or(const JsonFields& j, std::string_view key) {
+  return static_cast<uint32_t>(j.integer_or(key, 0, 0, std::numeric_limits<uint32_t>::max()));
+}
+
 uint32_t u32(const JsonFields& j, std::string_view key) {
   return static_cast<uint32_t>(j.integer(key, 0, std::numeric_limits<uint32_t>::max()));
 }
@@ -58,6 +83,7 @@ KernelRecord kernel_from(const JsonFields& j) {
   k.dynamic_shared = i32(j, "dynamic_shared");
   k.shared_config = i32(j, "shared_config");
   k.launch_type = j.text("launch_type");
+  k.place = place_from(j);
   return k;
 }
 
@@ -86,19 +112,28 @@ bool read_line(const json& line, RecordFile& file, std::size_t max_records, std:
   if (kind == "kernel") {
     a.kernels.push_back(kernel_from(r));
   } else if (kind == "memcpy") {
-    MemcpyRecord m{r.text("kind"), r.unsigned_integer("bytes"), 0, 0, u32(r, "correlation")};
+    MemcpyRecord m{r.text("kind"), r.unsigned_integer("bytes"), 0, 0, u32(r, "correlation"), place_from(r)};
     times_from(r, m.start, m.end);
     a.memcpys.push_back(m);
   } else if (kind == "memset") {
-    MemsetRecord m{r.unsigned_integer("bytes"), 0, 0, u32(r, "correlation")};
+    MemsetRecord m{r.unsigned_integer("bytes"), 0, 0, u32(r, "correlation"), place_from(r)};
     times_from(r, m.start, m.end);
     a.memsets.push_back(m);
   } else if (kind == "api") {
-    ApiRecord c{0, 0, u32(r, "correlation")};
+    ApiRecord c;
+    c.correlation = u32(r, "correlation");
     times_from(r, c.start, c.end);
+    const std::string api_kind = r.text_or("kind", "runtime");
+    if (api_kind != "runtime" && api_kind != "driver") r.fail("kind", "runtime or driver");
+    c.kind = api_kind == "driver" ? ApiKind::driver : ApiKind::runtime;
+    c.callback_id = u32_or(r, "callback_id");
+    c.name = r.text_or("name", "");
+    c.process_id = u32_or(r, "pid");
+    c.thread_id = u32_or(r, "tid");
     a.api_calls.push_back(c);
   } else if (kind == "marker") {
-    a.markers.push_back(MarkerRecord{u32(r, "id"), r.unsigned_integer("timestamp"), r.boolean("start"), r.text("name")});
+    a.markers.push_back(MarkerRecord{u32(r, "id"), r.unsigned_integer("timestamp"), r.boolean("start"), r.text("name"),
+                                     r.text_or("domain", ""), u32_or(r, "pid"), u32_or(r, "tid")});
   } else {
     return true;  // a kind a later version writes: not ours to read
   }
@@ -125,23 +160,50 @@ std::string record_line(const KernelRecord& k) {
                     {"static_shared", k.static_shared},
                     {"dynamic_shared", k.dynamic_shared},
                     {"shared_config", k.shared_config},
-                    {"launch_type", k.launch_type}}}});
+                    {"launch_type", k.launch_type},
+                    {"place", place_json(k.place)}}}});
 }
 
 std::string record_line(const MemcpyRecord& m) {
-  return line_of({{"memcpy", {{"kind", m.kind}, {"bytes", m.bytes}, {"start", m.start}, {"end", m.end}, {"correlation", m.correlation}}}});
+  return line_of({{"memcpy",
+                   {{"kind", m.kind},
+                    {"bytes", m.bytes},
+                    {"start", m.start},
+                    {"end", m.end},
+                    {"correlation", m.correlation},
+                    {"place", place_json(m.place)}}}});
 }
 
 std::string record_line(const MemsetRecord& m) {
-  return line_of({{"memset", {{"bytes", m.bytes}, {"start", m.start}, {"end", m.end}, {"correlation", m.correlation}}}});
+  return line_of({{"memset",
+                   {{"bytes", m.bytes},
+                    {"start", m.start},
+                    {"end", m.end},
+                    {"correlation", m.correlation},
+                    {"place", place_json(m.place)}}}});
 }
 
 std::string record_line(const ApiRecord& a) {
-  return line_of({{"api", {{"start", a.start}, {"end", a.end}, {"correlation", a.correlation}}}});
+  return line_of({{"api",
+                   {{"start", a.start},
+                    {"end", a.end},
+                    {"correlation", a.correlation},
+                    {"kind", api_kind_name(a.kind)},
+                    {"callback_id", a.callback_id},
+                    {"name", a.name},
+                    {"pid", a.process_id},
+                    {"tid", a.thread_id}}}});
 }
 
 std::string record_line(const MarkerRecord& m) {
-  return line_of({{"marker", {{"id", m.id}, {"timestamp", m.timestamp}, {"start", m.is_start}, {"name", m.name}}}});
+  return line_of({{"marker",
+                   {{"id", m.id},
+                    {"timestamp", m.timestamp},
+                    {"start", m.is_start},
+                    {"name", m.name},
+                    {"domain", m.domain},
+                    {"pid", m.process_id},
+                    {"tid", m.thread_id}}}});
 }
 
 std::string dropped_line(uint64_t dropped) { return line_of({{"dropped", dropped}}); }

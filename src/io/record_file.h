@@ -6,7 +6,8 @@
 //   {"error":{"code":"...","message":"..."}}  the process could not record (another profiler, ...)
 //   {"end":{}}                         last, when the process exited through exit() or main's return
 // A file without the end line was cut short (os._exit, a crash, a signal): its records are those
-// written so far.
+// written so far. Kernels, copies and memsets carry "place": [device, context, stream, graph,
+// graph node]; API calls their kind, callback id, name, pid and tid; markers domain, pid, tid.
 #pragma once
 
 #include <cstddef>

@@ -163,13 +163,27 @@ TEST(TraceRecords, WrittenLinesReadBack) {
   k.grid = Dim3{2, 3, 4};
   k.registers_per_thread = 255;
   k.launch_type = "regular";
-  const TempFile f(record_file_header(1, "c") + record_line(k) + record_line(MarkerRecord{3, 7, true, "r"}) + end_line());
+  k.place = GpuPlace{1, 2, 7, 3, uint64_t{1} << 40};  // a graph node's kernel on stream 7
+  ApiRecord a;
+  a.start = 1;
+  a.end = 2;
+  a.correlation = 4000000000u;
+  a.kind = ApiKind::driver;
+  a.name = "cuGraphLaunch";
+  a.thread_id = 99;
+  const TempFile f(record_file_header(1, "c") + record_line(k) + record_line(a) + record_line(MarkerRecord{3, 7, true, "r", "", 0, 0}) + end_line());
   const RecordFile r = read_record_file(f.path(), 10);
   ASSERT_TRUE(r.complete) << r.partial_reason;
   ASSERT_EQ(r.records.kernels.size(), 1u);
   EXPECT_EQ(r.records.kernels[0].name, k.name);
   EXPECT_EQ(r.records.kernels[0].correlation, k.correlation);
   EXPECT_EQ(r.records.kernels[0].grid, k.grid);
+  EXPECT_EQ(r.records.kernels[0].place.stream_id, 7u);
+  EXPECT_EQ(r.records.kernels[0].place.graph_node_id, k.place.graph_node_id);
+  ASSERT_EQ(r.records.api_calls.size(), 1u);
+  EXPECT_EQ(r.records.api_calls[0].kind, ApiKind::driver);
+  EXPECT_EQ(r.records.api_calls[0].name, "cuGraphLaunch");
+  EXPECT_EQ(r.records.api_calls[0].thread_id, 99u);
   ASSERT_EQ(r.records.markers.size(), 1u);
   EXPECT_EQ(r.records.markers[0].name, "r");
 }
