@@ -8,7 +8,14 @@ out=$1
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 cd "$here"
-tool=./sdpa-prof
+# sdpa-prof needs cuBLAS and CUPTI from the toolkit; the traced Python inherits this path, so it
+# names those two libraries alone, not the toolkit's whole folder (PyTorch brings its own).
+cuda_lib=/usr/local/cuda/targets/x86_64-linux/lib
+mkdir -p "$work/lib"
+ln -sf "$cuda_lib"/libcublas.so.13 "$cuda_lib"/libcublasLt.so.13 "$cuda_lib"/libcupti.so.13 "$work/lib/"
+export LD_LIBRARY_PATH=$work/lib
+[ -x /opt/torch/.venv/bin/python3 ] && export PATH=/opt/torch/.venv/bin:$PATH
+tool="timeout 150 ./sdpa-prof"
 lib=$here/libsdpa-prof-inject.so
 step() { echo "== $*"; }
 {
@@ -64,8 +71,9 @@ print(len(p.events()), 'profiler events')"
   echo "rc=$?"
 
   step "run --with-torch at S4096"
-  $tool run --backend all --seq 4096 --with-torch --kernels --json "$work/with-torch-s4096.json" > "$work/with-torch-s4096.txt" 2>&1
+  $tool run --backend all --seq 4096 --max-noise 2 --timeout 4 --with-torch --kernels --json "$work/with-torch-s4096.json" > "$work/with-torch-s4096.txt" 2>&1
   echo "rc=$?"
 } > "$work/trace-check.txt" 2>&1
+rm -rf "$work/lib"
 tar -czf "$out/trace-check.tar.gz" -C "$work" .
 tail -c 3000 "$work/trace-check.txt"

@@ -33,6 +33,7 @@ struct Injection {
   std::unique_ptr<ActivityParser> parser;  // under mutex
   CUpti_SubscriberHandle subscriber = nullptr;
   int fd = -1;
+  pid_t pid = 0;        // the process that opened fd: a child forked without exec writes nothing
   bool closed = false;  // the end line is written: nothing may follow it
   std::mutex mutex;     // CUPTI completes buffers on its own thread and at exit on the caller's
 };
@@ -73,7 +74,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
   Injection& in = injection();
   if (buffer != nullptr) {
     const std::lock_guard lock(in.mutex);
-    if (in.parser && !in.closed) {
+    if (in.parser && !in.closed && ::getpid() == in.pid) {
       ActivityRecords records;
       const CUptiResult parsed = in.parser->parse(context, stream_id, buffer, valid_size, records);
       std::string text = lines_of(records);
@@ -88,6 +89,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
 // The last records, then the end line: the process exits normally.
 void finish() {
   Injection& in = injection();
+  if (::getpid() != in.pid) return;
   if (in.api != nullptr) static_cast<void>(in.api->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   const std::lock_guard lock(in.mutex);
   if (in.closed) return;
@@ -111,11 +113,11 @@ int start() {
   const char* dir = std::getenv(kTraceDirEnv);
   if (dir == nullptr || *dir == '\0') return 1;  // loaded outside `trace`: record nothing
   Injection& in = injection();
-  const std::lock_guard lock(in.mutex);
   if (in.fd >= 0) return 1;  // the driver initializes once per process
   const std::string path = fmt::format("{}/{}{}", dir, ::getpid(), kRecordFileSuffix);
   in.fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
   if (in.fd < 0) return 1;
+  in.pid = ::getpid();
   std::string why;
   const CuptiApi* api = load_cupti(why);
   write_all(in.fd, record_file_header(::getpid(), api != nullptr ? fmt::format("CUPTI API {} ({})", api->version, api->path) : ""));
