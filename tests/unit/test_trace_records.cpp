@@ -83,6 +83,33 @@ TEST(TraceRecords, RecordedProcessBecomesCasesWithTheSameAnalysisAsRun) {
   EXPECT_EQ(t.outside_cases[2].kernels, 1u);
 }
 
+// Recorded on the H200: torch_sdpa.py --batch 1 --heads 2 --seq 128 --backend naive,naive-inplace,flash
+// (PyTorch 2.11, 2 forwards each) under the injection library.
+TEST(TraceRecords, RecordedPyTorchOnTheH200) {
+  const RecordFile file = read_record_file(std::string(SDPA_SOURCE_DIR) + "/tests/data/trace-h200-torch-s128.records", 100000);
+  ASSERT_TRUE(file.complete) << file.partial_reason;
+  const TracedProcess p = analyze_traced_process(file, arch_limits(9, 0), 132);
+  ASSERT_EQ(p.cases.size(), 3u);
+  const CaseResult& naive = *find_case(p.cases, "torch:naive");
+  EXPECT_EQ(naive.problem.seq_q, 128);
+  EXPECT_EQ(naive.profile->nvtx_ranges, 2);
+  EXPECT_DOUBLE_EQ(naive.profile->kernels_per_forward(), 5.0);
+  EXPECT_DOUBLE_EQ(naive.profile->memcpys_per_forward(), 1.0);
+  const CaseResult& inplace = *find_case(p.cases, "torch:naive-inplace");
+  EXPECT_DOUBLE_EQ(inplace.profile->kernels_per_forward(), 5.0);
+  EXPECT_DOUBLE_EQ(inplace.profile->memcpys_per_forward(), 0.0);
+  const CaseResult& flash = *find_case(p.cases, "torch:flash");
+  ASSERT_EQ(flash.profile->kernels.size(), 1u);
+  EXPECT_EQ(flash.profile->kernels[0].category, KernelCategory::fused_attention);
+  EXPECT_NE(flash.profile->kernels[0].full_name.find("flash_fwd_kernel"), std::string::npos);
+  EXPECT_EQ(flash.profile->unattributed, p.trace.kernels + p.trace.memcpys + p.trace.memsets -
+                                             static_cast<uint64_t>(flash.profile->kernels_per_forward() * 2));
+  // The warm-up and timing ranges of each backend, and the setup outside any range.
+  bool timing_range = false;
+  for (const RangeActivity& r : p.trace.outside_cases) timing_range = timing_range || r.name == "torch_sdpa timing torch:flash";
+  EXPECT_TRUE(timing_range);
+}
+
 TEST(TraceRecords, FileCutShortIsPartialWithTheRecordsSoFar) {
   const std::string text = recorded_text();
   // As os._exit leaves it: no end line. Then cut inside a line, as a crash mid-write leaves it.
