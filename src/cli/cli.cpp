@@ -155,6 +155,11 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   run->add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
   run->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
   run->add_option("--html", o.html_path, "also write the results as one self-contained HTML page");
+  file_options.push_back(run->add_option(
+      "--timeline", o.timeline_path, "write the profile passes as a Chrome trace-event JSON file (Perfetto, chrome://tracing)"));
+  std::string timeline_max_mb;
+  CLI::Option* timeline_max_mb_opt = run->add_option(
+      "--timeline-max-mb", timeline_max_mb, "the timeline's size cap in MiB; past it later events are left out (default 256)");
   // The table's look, for run and report alike.
   struct TableFlags {
     bool wide = false;
@@ -197,7 +202,11 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   file_options.push_back(trace->add_option("--json", o.json_path, "write the traced cases as JSON to this file"));
   file_options.push_back(trace->add_option("--md", o.md_path, "write the traced cases as a Markdown table to this file"));
   file_options.push_back(trace->add_option("--csv", o.csv_path, "write the traced cases as CSV to this file"));
-  file_options.push_back(trace->add_option("--timeline", o.timeline_path, "write a Chrome trace-event timeline (Perfetto) to this file"));
+  file_options.push_back(trace->add_option("--timeline", o.timeline_path,
+                                           "write the traced processes' records as a Chrome trace-event JSON file (Perfetto, chrome://tracing)"));
+  std::string trace_timeline_max_mb;
+  CLI::Option* trace_timeline_max_mb_opt = trace->add_option(
+      "--timeline-max-mb", trace_timeline_max_mb, "the timeline's size cap in MiB; past it later events are left out (default 256)");
   trace->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
   trace->add_option("--device", o.device, "CUDA device whose limits the occupancy uses");
   TableFlags trace_table;
@@ -241,6 +250,10 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
     if (o.trace_command.empty())
       throw InputError("trace: give the command to run after --: sdpa-prof trace [options] -- CMD [ARGS...]");
     apply_table_flags(o.table, trace_table.wide, trace_table.columns_opt, trace_table.columns, trace_table.quiet);
+    if (trace_timeline_max_mb_opt->count() > 0) {
+      if (o.timeline_path.empty()) throw InputError("--timeline-max-mb needs --timeline FILE");
+      o.timeline_max_mb = integer_in("--timeline-max-mb", trace_timeline_max_mb, 1, int64_t{1} << 20);
+    }
     return result;
   }
   if (compare->parsed() || report->parsed()) {
@@ -282,6 +295,12 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   if (timeout_opt->count() > 0) c.stopping.timeout_s = number_above("--timeout", timeout, 0, true);
   if (hot_opt->count() > 0) c.hot = hot;
   if (case_timeout_opt->count() > 0) o.case_timeout_s = number_above("--case-timeout", case_timeout, 0);
+  if (timeline_max_mb_opt->count() > 0) {
+    if (o.timeline_path.empty()) throw InputError("--timeline-max-mb needs --timeline FILE");
+    o.timeline_max_mb = integer_in("--timeline-max-mb", timeline_max_mb, 1, int64_t{1} << 20);
+  }
+  if (!o.timeline_path.empty() && !o.profile)
+    throw InputError("--timeline shows the profile pass, which --no-profile skips: drop one of them");
   return result;
 }
 

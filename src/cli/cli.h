@@ -3,6 +3,7 @@
 // the run options of each sweep axis come from the axis table.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,8 +44,9 @@ struct CliOptions {
   std::string html_path;  // run, report, compare: one self-contained HTML page
   // trace: the command after "--", run with our injection library
   std::vector<std::string> trace_command;
-  std::string timeline_path;  // run, trace: the Chrome trace-event timeline
-  bool with_torch = false;    // run: PyTorch's own paths on the same problems, under trace
+  bool with_torch = false;        // run: PyTorch's own paths on the same problems, under trace
+  std::string timeline_path;      // run, trace: the recorded activity as Chrome trace-event JSON
+  int64_t timeline_max_mb = 256;  // --timeline-max-mb: the timeline's size cap
 };
 
 struct CliParse {

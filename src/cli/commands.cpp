@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <fstream>
 #include <ostream>
 #include <random>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -31,6 +33,7 @@
 #include "trace/trace_run.h"
 #include "cli/case_watchdog.h"
 #include "cli/interrupts.h"
+#include "cli/timeline_output.h"
 #include "cli/version.h"
 
 namespace sdpa {
@@ -129,11 +132,13 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
                  {"--samples", o.samples_path},
                  {"--csv", o.csv_path},
                  {"--md", o.md_path},
-                 {"--html", o.html_path}},
+                 {"--html", o.html_path},
+                 {"--timeline", o.timeline_path}},
                 {o.config_path});
   if (o.dry_run && !(o.json_path.empty() && o.samples_path.empty() && o.csv_path.empty() && o.md_path.empty() &&
-                     o.html_path.empty()))
-    throw InputError("--dry-run measures nothing, so it writes no result files: drop --json/--csv/--md/--html/--samples");
+                     o.html_path.empty() && o.timeline_path.empty()))
+    throw InputError(
+        "--dry-run measures nothing, so it writes no result files: drop --json/--csv/--md/--html/--samples/--timeline");
   if (o.dry_run) {
     print_dry_run(plan, out);
     return kExitOk;
@@ -165,6 +170,12 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     profiler_info.description = "--no-profile";
   }
   progress << fmt::format("profile: {}{}\n", profiler_info.enabled ? "" : "off, timing only: ", profiler_info.description);
+  std::unique_ptr<TimelineRecorder> timeline;
+  if (!o.timeline_path.empty() && profiler)
+    timeline = std::make_unique<TimelineRecorder>(static_cast<uint64_t>(o.timeline_max_mb) << 20);
+  else if (!o.timeline_path.empty())
+    progress << "sdpa-prof: no timeline is written to " << o.timeline_path << ": the profile is off ("
+             << profiler_info.description << ")\n";
   report.environment.power = nvml ? PowerSource{true, nvml->description()} : PowerSource{false, nvml_why};
   progress << (nvml ? fmt::format("power: {}\n", nvml->description())
                     : fmt::format("power: off: {}; SM clocks are still measured, but not power, temperature "
@@ -211,7 +222,10 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   const auto on_start = [&](const std::string& backend, const Problem& p) {
     if (watchdog) watchdog->start_case(fmt::format("{} {} {}", backend, p.shape_label(), dtype_name(p.dtype)));
   };
-  SweepResult swept = run_sweep(plan, device, report.environment.seed, timing, on_case, profiler.get(), on_start);
+  CaseRecordsCallback on_records;
+  if (timeline) on_records = [&](const CaseResult&, ActivityRecords&& records) { timeline->add(std::move(records)); };
+  SweepResult swept =
+      run_sweep(plan, device, report.environment.seed, timing, on_case, profiler.get(), on_start, on_records);
   watchdog.reset();
   if (o.with_torch && swept.stopped_because.empty()) add_torch_cases(o, plan, report, progress);
 
@@ -226,6 +240,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   out << format_table(report, o.table);
   if (o.kernels) out << format_kernels(report, o.table.style);
   write_outputs(o, report, progress);
+  if (timeline) timeline->write(o.timeline_path, device.name, progress);
   if (signal != 0) return 128 + signal;
   if (report.partial) return kExitGpuFailed;
   return report.any_failed() ? kExitCaseFailed : kExitOk;
@@ -233,9 +248,8 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
 
 int trace_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
   check_outputs({{"--json", o.json_path}, {"--csv", o.csv_path}, {"--md", o.md_path}, {"--timeline", o.timeline_path}}, {});
-  if (!o.timeline_path.empty()) throw InputError("--timeline: the timeline writer is not in this build yet");
-  TraceRequest request{o.trace_command, find_injection_library(), o.device};
-  const TraceOutcome traced = run_traced(request);
+  TraceRequest request{o.trace_command, find_injection_library(), o.device, !o.timeline_path.empty()};
+  TraceOutcome traced = run_traced(request);
   if (!traced.not_started.empty()) {
     progress << "sdpa-prof: trace: " << traced.not_started << "\n";
     return traced.exit_code;
@@ -264,6 +278,12 @@ int trace_command(const CliOptions& o, std::ostream& out, std::ostream& progress
   }
   out << format_trace(*report.trace);
   write_outputs(o, report, progress);
+  if (!o.timeline_path.empty()) {
+    TimelineRecorder timeline(static_cast<uint64_t>(o.timeline_max_mb) << 20);
+    for (ProcessRecords& p : traced.records)
+      timeline.add(std::move(p.records), static_cast<uint32_t>(p.pid), fmt::format("{} (pid {})", report.trace->command, p.pid));
+    timeline.write(o.timeline_path, traced.device ? traced.device->name : "GPU", progress);
+  }
   return traced.exit_code;
 }
 

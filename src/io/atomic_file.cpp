@@ -81,4 +81,29 @@ void write_file_atomically(const std::string& given, const std::string& content)
   }
 }
 
+AtomicFileStream::AtomicFileStream(const std::string& given)
+    : given_(given), path_(write_target(given)), tmp_(temp_path_for(path_)) {
+  file_.open(tmp_, std::ios::binary | std::ios::trunc);
+  if (!file_) fail(given_, std::strerror(errno));
+}
+
+AtomicFileStream::~AtomicFileStream() {
+  if (committed_) return;
+  file_.close();
+  std::remove(tmp_.c_str());
+}
+
+void AtomicFileStream::commit() {
+  file_.flush();
+  const bool written = static_cast<bool>(file_);
+  file_.close();
+  if (!written || file_.fail() || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp_.c_str());
+    committed_ = true;  // nothing left to remove
+    fail(given_, err != 0 ? std::strerror(err) : "the write failed");
+  }
+  committed_ = true;
+}
+
 }  // namespace sdpa

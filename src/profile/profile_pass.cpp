@@ -2,6 +2,8 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "gpu/check.h"
@@ -23,7 +25,7 @@ class NvtxRange {
 
 CaseProfile profile_forwards(CuptiSession& session, const std::function<void(cudaStream_t)>& forward,
                              cudaStream_t stream, const std::string& prefix, int forwards,
-                             const DeviceInfo& device) {
+                             const DeviceInfo& device, ActivityRecords* records) {
   std::vector<ForwardWindow> windows;
   CuptiSession::Pass pass(session);
   for (int i = 0; i < forwards; ++i) {
@@ -36,9 +38,10 @@ CaseProfile profile_forwards(CuptiSession& session, const std::function<void(cud
     windows.push_back(std::move(w));
     SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));  // forwards apart, so that wall times do not overlap
   }
-  const ActivityRecords records = pass.finish();
-  CaseProfile profile = analyze_activity(records, windows, arch_limits(device.cc_major, device.cc_minor), device.sm_count);
+  ActivityRecords recorded = pass.finish();
+  CaseProfile profile = analyze_activity(recorded, windows, arch_limits(device.cc_major, device.cc_minor), device.sm_count);
   profile.findings = profile_findings(profile);
+  if (records != nullptr) *records = std::move(recorded);
   return profile;
 }
 

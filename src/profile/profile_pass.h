@@ -14,9 +14,10 @@
 namespace sdpa {
 
 // Runs `forwards` forwards, each synchronized before the next and forward i in the NVTX range
-// "<prefix>/fwd<i>" (prefix: range_prefix() of model/range_name.h), and profiles them.
+// "<prefix>/fwd<i>" (prefix: range_prefix() of model/range_name.h), and profiles them; `records`,
+// when given, receives what the pass recorded (for the timeline).
 CaseProfile profile_forwards(CuptiSession& session, const std::function<void(cudaStream_t)>& forward,
                              cudaStream_t stream, const std::string& prefix, int forwards,
-                             const DeviceInfo& device);
+                             const DeviceInfo& device, ActivityRecords* records = nullptr);
 
 }  // namespace sdpa

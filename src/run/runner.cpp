@@ -49,7 +49,8 @@ std::optional<std::string> cannot_run(const BackendEntry& entry, const Problem& 
 
 CaseResult run_case(const BackendEntry& entry, const std::string& variant, const Problem& p,
                     const DeviceInfo& device, ProblemData& data, cudaStream_t stream,
-                    const TimingOptions& timing, std::size_t free_before_problem, CuptiSession* profiler) {
+                    const TimingOptions& timing, std::size_t free_before_problem, CuptiSession* profiler,
+                    ActivityRecords* records) {
   CaseResult r;
   r.backend = case_backend_name(entry, variant);
   r.problem = p;
@@ -96,7 +97,8 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
     return r;
   }
   if (profiler != nullptr)
-    r.profile = profile_forwards(*profiler, forward, stream, range_prefix(r.backend, p), kProfileForwards, device);
+    r.profile = profile_forwards(*profiler, forward, stream, range_prefix(r.backend, p), kProfileForwards, device,
+                                 records);
   r.timing = time_forward(forward, stream, timing, device);
   r.host->per_call_us = host_us_per_call(forward, stream, kHostCostCalls);
   r.host->calls = kHostCostCalls;
@@ -145,7 +147,8 @@ std::size_t predicted_case_bytes(const Problem& p, const BackendEntry& backend) 
 }
 
 SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed, const TimingOptions& timing,
-                      const CaseCallback& on_case, CuptiSession* profiler, const CaseStartCallback& on_start) {
+                      const CaseCallback& on_case, CuptiSession* profiler, const CaseStartCallback& on_start,
+                      const CaseRecordsCallback& on_records) {
   SweepResult out;
   CudaStream stream;
   const auto stop_requested = [&] { return timing.stop_requested && timing.stop_requested(); };
@@ -221,7 +224,10 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
         if (on_start) on_start(name, p);
         CaseResult r;
         try {
-          r = run_case(entry, variant, p, device, *data, stream.get(), timing, free_before_problem, profiler);
+          ActivityRecords recorded;
+          r = run_case(entry, variant, p, device, *data, stream.get(), timing, free_before_problem, profiler,
+                       on_records ? &recorded : nullptr);
+          if (on_records && r.profile) on_records(r, std::move(recorded));
         } catch (const ApiError& e) {
           r = unrun(choice, CaseStatus::failed, e.what());
           r.backend = name;

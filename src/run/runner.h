@@ -40,6 +40,9 @@ struct SweepResult {
   std::string stopped_because;
 };
 
+// Called after a profiled case with what its profile pass recorded (for the timeline).
+using CaseRecordsCallback = std::function<void(const CaseResult&, ActivityRecords&&)>;
+
 // Forwards in a case's profile pass.
 inline constexpr int kProfileForwards = 3;
 // Back-to-back calls over which the host cost per call is averaged.
@@ -51,6 +54,6 @@ inline constexpr int kHostCostCalls = 10;
 // sweep goes on; one that poisons the context (an illegal address) ends it with the cases so far.
 SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed, const TimingOptions& timing,
                       const CaseCallback& on_case, CuptiSession* profiler = nullptr,
-                      const CaseStartCallback& on_start = {});
+                      const CaseStartCallback& on_start = {}, const CaseRecordsCallback& on_records = {});
 
 }  // namespace sdpa

@@ -129,7 +129,7 @@ TraceOutcome run_traced(const TraceRequest& request) {
       out.notes.push_back(fmt::format("no occupancy: {}", why));
     }
   }
-  for (const RecordFile& f : files) {
+  for (RecordFile& f : files) {
     TracedProcess p = analyze_traced_process(f, arch, sm_count);
     if (!f.error.empty()) {
       p.trace.partial = true;
@@ -144,6 +144,7 @@ TraceOutcome run_traced(const TraceRequest& request) {
       out.cases.push_back(std::move(c));
     }
     out.info.processes.push_back(std::move(p.trace));
+    if (request.keep_records) out.records.push_back(ProcessRecords{f.pid, std::move(f.records)});
   }
   if (fs::exists(results_path)) merge_program_results(read_program_results(results_path), out.cases);
   return out;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/activity.h"
 #include "model/device.h"
 #include "model/result.h"
 
@@ -15,6 +16,12 @@ struct TraceRequest {
   std::vector<std::string> command;
   std::string injection_library;  // find_injection_library()
   int device = 0;                 // whose occupancy limits apply to the records
+  bool keep_records = false;      // hand each process's records back (for the timeline)
+};
+
+struct ProcessRecords {
+  int64_t pid = 0;
+  ActivityRecords records;
 };
 
 struct TraceOutcome {
@@ -25,6 +32,7 @@ struct TraceOutcome {
   std::optional<DeviceInfo> device;  // queried only when CMD ran GPU work
   std::vector<std::string> notes;    // said on stderr: why occupancy is off, a process that could not record
   std::string refused;  // a process found another CUPTI client holding CUPTI: one sentence
+  std::vector<ProcessRecords> records;  // with keep_records, in the order of info.processes
 };
 
 // libsdpa-prof-inject.so beside the running executable, or what SDPA_PROF_INJECT_LIBRARY names;

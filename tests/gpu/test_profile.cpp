@@ -2,10 +2,15 @@
 // CUPTI, and the findings that name it. Skipped where CUPTI cannot record.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <random>
+#include <sstream>
+#include <unordered_map>
 
 #include "gpu_test_support.h"
+#include "report/timeline.h"
 #include "run/runner.h"
 
 namespace sdpa {
@@ -57,6 +62,60 @@ TEST(Profile, UnfusedBackendsLaunchWhatTheirStructureSays) {
   EXPECT_TRUE(has_rule(math, "simt-gemm"));
   EXPECT_TRUE(has_rule(math, "mask-every-call"));
   EXPECT_TRUE(has_rule(math, "safe-softmax"));
+}
+
+// What the timeline reads from a record: where the work ran, which call launched it (by name),
+// which process and thread made the call and opened the NVTX range.
+TEST(Profile, RecordsCarryWhatTheTimelineShows) {
+  std::string why_not;
+  const std::unique_ptr<CuptiSession> session = CuptiSession::start(why_not);
+  if (!session) GTEST_SKIP() << why_not;
+  DeviceInfo device;
+  std::string error;
+  ASSERT_TRUE(query_device(0, device, error)) << error;
+  Problem p;
+  p.batch = 1;
+  p.heads = p.kv_heads = 2;
+  p.seq_q = p.seq_kv = 256;
+  p.head_dim = 64;
+  SweepPlan plan{{p}, resolve_backends({"naive"})};
+  std::vector<ActivityRecords> kept;
+  run_sweep(plan, device, 1, one_sample_timing(), [](const CaseResult&) {}, session.get(), {},
+            [&](const CaseResult&, ActivityRecords&& r) { kept.push_back(std::move(r)); });
+  ASSERT_EQ(kept.size(), 1u);
+  const ActivityRecords& r = kept[0];
+  const uint32_t pid = static_cast<uint32_t>(::getpid());
+  std::unordered_map<uint32_t, const ApiRecord*> calls;
+  for (const ApiRecord& a : r.api_calls) {
+    calls[a.correlation] = &a;
+    EXPECT_EQ(a.process_id, pid);
+    EXPECT_NE(a.thread_id, 0u);
+  }
+  ASSERT_EQ(r.kernels.size(), 5u * kProfileForwards);
+  for (const KernelRecord& k : r.kernels) {
+    SCOPED_TRACE(k.name);
+    EXPECT_EQ(k.place.device_id, static_cast<uint32_t>(device.ordinal));
+    EXPECT_NE(k.place.context_id, 0u);
+    EXPECT_EQ(k.place.graph_id, 0u);
+    ASSERT_EQ(calls.count(k.correlation), 1u);
+    const ApiRecord& launch = *calls[k.correlation];
+    EXPECT_TRUE(launch.name.starts_with("cu")) << launch.name;
+    EXPECT_EQ(launch.name.find("_v"), std::string::npos) << launch.name;  // CUPTI's version suffix dropped
+  }
+  ASSERT_EQ(r.memcpys.size(), 1u * kProfileForwards);
+  EXPECT_EQ(r.memcpys[0].place.stream_id, r.kernels[0].place.stream_id);  // one stream for the forward
+  ASSERT_EQ(r.markers.size(), 2u * kProfileForwards);
+  for (const MarkerRecord& m : r.markers) {
+    EXPECT_EQ(m.process_id, pid);
+    EXPECT_NE(m.thread_id, 0u);
+  }
+
+  std::ostringstream out;
+  const TimelineSummary t = write_timeline(out, {{"sdpa-prof run", pid, device.name, 0, {&r}}});
+  EXPECT_FALSE(t.truncated);
+  EXPECT_EQ(t.kernels, r.kernels.size());
+  EXPECT_EQ(t.flows, r.kernels.size() + r.memcpys.size() + r.memsets.size());
+  EXPECT_EQ(t.ranges, static_cast<uint64_t>(kProfileForwards));
 }
 
 }  // namespace

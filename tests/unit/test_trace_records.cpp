@@ -6,6 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/timeline_output.h"
 #include "io/record_file.h"
 #include "model/errors.h"
 #include "model/range_name.h"
@@ -108,6 +112,27 @@ TEST(TraceRecords, RecordedPyTorchOnTheH200) {
   bool timing_range = false;
   for (const RangeActivity& r : p.trace.outside_cases) timing_range = timing_range || r.name == "torch_sdpa timing torch:flash";
   EXPECT_TRUE(timing_range);
+}
+
+// trace --timeline: a traced process's records as their own track group, every kernel a slice.
+TEST(TraceRecords, RecordedProcessAsATimeline) {
+  RecordFile file = read_record_file(std::string(SDPA_SOURCE_DIR) + "/tests/data/trace-h200-torch-s128.records", 100000);
+  const std::size_t kernels = file.records.kernels.size();
+  TimelineRecorder timeline(uint64_t{64} << 20);
+  timeline.add(std::move(file.records), static_cast<uint32_t>(file.pid), "python3 torch_sdpa.py (pid 538)");
+  const TempFile out("");
+  std::ostringstream progress;
+  timeline.write(out.path(), "NVIDIA H200", progress);
+  std::ifstream in(out.path());
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  std::size_t kernel_slices = 0;
+  bool named = false;
+  for (const nlohmann::json& e : doc.at("traceEvents")) {
+    kernel_slices += e.value("cat", "") == "kernel" ? 1 : 0;
+    named = named || (e.value("name", "") == "process_name" && e.at("pid") == 538);
+  }
+  EXPECT_EQ(kernel_slices, kernels);
+  EXPECT_TRUE(named);
 }
 
 TEST(TraceRecords, FileCutShortIsPartialWithTheRecordsSoFar) {
