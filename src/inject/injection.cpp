@@ -79,7 +79,8 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
       const CUptiResult parsed = in.parser->parse(context, stream_id, buffer, valid_size, records);
       std::string text = lines_of(records);
       if (parsed != CUPTI_SUCCESS)
-        text += error_line("cupti", fmt::format("reading CUPTI's records failed: {}", cupti_result_text(parsed)));
+        text += error_line(
+            "cupti", fmt::format("reading CUPTI's records failed: {}", cupti_result_text(parsed)));
       write_all(in.fd, text);
     }
   }
@@ -90,7 +91,8 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
 void finish() {
   Injection& in = injection();
   if (::getpid() != in.pid) return;
-  if (in.api != nullptr) static_cast<void>(in.api->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+  if (in.api != nullptr)
+    static_cast<void>(in.api->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   const std::lock_guard lock(in.mutex);
   if (in.closed) return;
   write_all(in.fd, end_line());
@@ -120,24 +122,34 @@ int start() {
   in.pid = ::getpid();
   std::string why;
   const CuptiApi* api = load_cupti(why);
-  write_all(in.fd, record_file_header(::getpid(), api != nullptr ? fmt::format("CUPTI API {} ({})", api->version, api->path) : ""));
+  write_all(in.fd,
+            record_file_header(
+                ::getpid(),
+                api != nullptr ? fmt::format("CUPTI API {} ({})", api->version, api->path) : ""));
   if (api == nullptr) return give_up(in, "no_cupti", why);
   // The subscriber is CUPTI's one seat: holding it keeps a second client from taking our buffers.
   const CUptiResult subscribed = api->cuptiSubscribe(&in.subscriber, &ignore_callback, nullptr);
   if (subscribed == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
     return give_up(in, kRecordErrorOtherProfiler,
-                   "another CUPTI client (Nsight Systems, Nsight Compute, torch.profiler, ...) already holds CUPTI "
+                   "another CUPTI client (Nsight Systems, Nsight Compute, torch.profiler, ...) "
+                   "already holds CUPTI "
                    "in the traced process");
   if (subscribed != CUPTI_SUCCESS)
-    return give_up(in, "cupti", fmt::format("cuptiSubscribe failed: {}", cupti_result_text(subscribed)));
-  if (const CUptiResult r = api->cuptiActivityRegisterCallbacks(&buffer_requested, &buffer_completed); r != CUPTI_SUCCESS)
-    return give_up(in, "cupti", fmt::format("cuptiActivityRegisterCallbacks failed: {}", cupti_result_text(r)));
+    return give_up(in, "cupti",
+                   fmt::format("cuptiSubscribe failed: {}", cupti_result_text(subscribed)));
+  if (const CUptiResult r =
+          api->cuptiActivityRegisterCallbacks(&buffer_requested, &buffer_completed);
+      r != CUPTI_SUCCESS)
+    return give_up(in, "cupti",
+                   fmt::format("cuptiActivityRegisterCallbacks failed: {}", cupti_result_text(r)));
   in.api = api;
   in.parser = std::make_unique<ActivityParser>(*api);
   if (const CUptiResult r = enable_recorded_kinds(*api); r != CUPTI_SUCCESS)
-    return give_up(in, "cupti", fmt::format("cuptiActivityEnable failed: {}", cupti_result_text(r)));
+    return give_up(in, "cupti",
+                   fmt::format("cuptiActivityEnable failed: {}", cupti_result_text(r)));
   if (const CUptiResult r = api->cuptiActivityFlushPeriod(kFlushPeriodMs); r != CUPTI_SUCCESS)
-    return give_up(in, "cupti", fmt::format("cuptiActivityFlushPeriod failed: {}", cupti_result_text(r)));
+    return give_up(in, "cupti",
+                   fmt::format("cuptiActivityFlushPeriod failed: {}", cupti_result_text(r)));
   std::atexit(&finish);
   return 1;
 }
@@ -147,11 +159,14 @@ int start() {
 
 extern "C" {
 
-__attribute__((visibility("default"))) int InitializeInjection() { return sdpa::start(); }
+__attribute__((visibility("default"))) int InitializeInjection() {
+  return sdpa::start();
+}
 
 // NVTX's loader asks the library NVTX_INJECTION64_PATH names; CUPTI's own entry point does the
 // work, so NVTX ranges reach the activity buffers as markers.
-__attribute__((visibility("default"))) int InitializeInjectionNvtx2(const void* (*get_export_table)(uint32_t)) {
+__attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+    const void* (*get_export_table)(uint32_t)) {
   std::string why;
   const sdpa::CuptiApi* api = sdpa::load_cupti(why);
   if (api == nullptr || api->InitializeInjectionNvtx2 == nullptr) return 0;

@@ -16,9 +16,13 @@ using nlohmann::json;
 
 constexpr int64_t kMaxDim = std::numeric_limits<int32_t>::max();
 
-std::string line_of(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n"; }
+std::string line_of(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
 
-json dim_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
+json dim_json(const Dim3& d) {
+  return json::array({d.x, d.y, d.z});
+}
 
 Dim3 dim_from(const JsonFields& j, std::string_view key) {
   const json& a = j.array(key);
@@ -44,7 +48,8 @@ GpuPlace place_from(const JsonFields& j) {
   const json& a = j.array("place");
   if (a.size() != 5) j.fail("place", "an array of 5 ids");
   for (std::size_t i = 0; i < a.size(); ++i)
-    if (!a[i].is_number_unsigned() || (i < 4 && a[i].get<uint64_t>() > std::numeric_limits<uint32_t>::max()))
+    if (!a[i].is_number_unsigned() ||
+        (i < 4 && a[i].get<uint64_t>() > std::numeric_limits<uint32_t>::max()))
       j.fail("place", "ids from 0 to 2^32-1 (the graph node's to 2^64-1)");
   p.device_id = a[0].get<uint32_t>();
   p.context_id = a[1].get<uint32_t>();
@@ -61,7 +66,9 @@ uint32_t u32_or(const JsonFields& j, std::string_view key) {
 uint32_t u32(const JsonFields& j, std::string_view key) {
   return static_cast<uint32_t>(j.integer(key, 0, std::numeric_limits<uint32_t>::max()));
 }
-int i32(const JsonFields& j, std::string_view key) { return static_cast<int>(j.integer(key, 0, kMaxDim)); }
+int i32(const JsonFields& j, std::string_view key) {
+  return static_cast<int>(j.integer(key, 0, kMaxDim));
+}
 
 // A start..end pair from CUPTI's clock: end before start is not a record.
 void times_from(const JsonFields& j, uint64_t& start, uint64_t& end) {
@@ -112,7 +119,8 @@ bool read_line(const json& line, RecordFile& file, std::size_t max_records, std:
   if (kind == "kernel") {
     a.kernels.push_back(kernel_from(r));
   } else if (kind == "memcpy") {
-    MemcpyRecord m{r.text("kind"), r.unsigned_integer("bytes"), 0, 0, u32(r, "correlation"), place_from(r)};
+    MemcpyRecord m{r.text("kind"), r.unsigned_integer("bytes"), 0, 0, u32(r, "correlation"),
+                   place_from(r)};
     times_from(r, m.start, m.end);
     a.memcpys.push_back(m);
   } else if (kind == "memset") {
@@ -132,8 +140,9 @@ bool read_line(const json& line, RecordFile& file, std::size_t max_records, std:
     c.thread_id = u32_or(r, "tid");
     a.api_calls.push_back(c);
   } else if (kind == "marker") {
-    a.markers.push_back(MarkerRecord{u32(r, "id"), r.unsigned_integer("timestamp"), r.boolean("start"), r.text("name"),
-                                     r.text_or("domain", ""), u32_or(r, "pid"), u32_or(r, "tid")});
+    a.markers.push_back(MarkerRecord{u32(r, "id"), r.unsigned_integer("timestamp"),
+                                     r.boolean("start"), r.text("name"), r.text_or("domain", ""),
+                                     u32_or(r, "pid"), u32_or(r, "tid")});
   } else {
     return true;  // a kind a later version writes: not ours to read
   }
@@ -144,7 +153,10 @@ bool read_line(const json& line, RecordFile& file, std::size_t max_records, std:
 }  // namespace
 
 std::string record_file_header(int64_t pid, const std::string& cupti) {
-  return line_of({{"schema", kRecordFileSchema}, {"schema_version", kRecordFileVersion}, {"pid", pid}, {"cupti", cupti}});
+  return line_of({{"schema", kRecordFileSchema},
+                  {"schema_version", kRecordFileVersion},
+                  {"pid", pid},
+                  {"cupti", cupti}});
 }
 
 std::string record_line(const KernelRecord& k) {
@@ -206,13 +218,17 @@ std::string record_line(const MarkerRecord& m) {
                     {"tid", m.thread_id}}}});
 }
 
-std::string dropped_line(uint64_t dropped) { return line_of({{"dropped", dropped}}); }
+std::string dropped_line(uint64_t dropped) {
+  return line_of({{"dropped", dropped}});
+}
 
 std::string error_line(const std::string& code, const std::string& message) {
   return line_of({{"error", {{"code", code}, {"message", message}}}});
 }
 
-std::string end_line() { return line_of({{"end", json::object()}}); }
+std::string end_line() {
+  return line_of({{"end", json::object()}});
+}
 
 RecordFile read_record_file(const std::string& path, std::size_t max_records) {
   std::ifstream in(path, std::ios::binary);
@@ -231,15 +247,18 @@ RecordFile read_record_file(const std::string& path, std::size_t max_records) {
     return line.empty() ? 0 : -1;
   };
   const int first = next_line();
-  if (first != 1) throw InputError(fmt::format("{}: not a trace record file (no header line)", path));
+  if (first != 1)
+    throw InputError(fmt::format("{}: not a trace record file (no header line)", path));
   try {
     const json header = parse_untrusted_json(line, path);
     const JsonFields h(header, "header");
     if (!header.is_object() || h.text_or("schema", "") != kRecordFileSchema)
-      throw InputError(fmt::format("not a trace record file (schema is not \"{}\")", kRecordFileSchema));
+      throw InputError(
+          fmt::format("not a trace record file (schema is not \"{}\")", kRecordFileSchema));
     const int64_t version = h.integer("schema_version", 1);
     if (version > kRecordFileVersion)
-      throw InputError(fmt::format("record file version {} is newer than this tool reads ({})", version, kRecordFileVersion));
+      throw InputError(fmt::format("record file version {} is newer than this tool reads ({})",
+                                   version, kRecordFileVersion));
     file.pid = h.integer("pid", 0);
     file.cupti = h.text("cupti");
   } catch (const InputError& e) {
@@ -248,7 +267,8 @@ RecordFile read_record_file(const std::string& path, std::size_t max_records) {
   for (number = 2;; ++number) {
     const int got = next_line();
     if (got == 0) {
-      file.partial_reason = "the process ended before its records were closed (os._exit, a crash or a signal)";
+      file.partial_reason =
+          "the process ended before its records were closed (os._exit, a crash or a signal)";
       break;
     }
     if (got < 0) {

@@ -4,7 +4,8 @@
 //   {"kernel":{...}} {"memcpy":{...}} {"memset":{...}} {"api":{...}} {"marker":{...}}
 //   {"dropped":N}                      records CUPTI dropped
 //   {"error":{"code":"...","message":"..."}}  the process could not record (another profiler, ...)
-//   {"end":{}}                         last, when the process exited through exit() or main's return
+//   {"end":{}}                         last, when the process exited through exit() or main's
+//   return
 // A file without the end line was cut short (os._exit, a crash, a signal): its records are those
 // written so far. Kernels, copies and memsets carry "place": [device, context, stream, graph,
 // graph node]; API calls their kind, callback id, name, pid and tid; markers domain, pid, tid.
@@ -20,7 +21,8 @@ namespace sdpa {
 
 inline constexpr const char* kRecordFileSchema = "sdpa-prof/trace-records";
 inline constexpr int kRecordFileVersion = 1;
-inline constexpr std::size_t kMaxRecordLine = std::size_t{1} << 20;  // a kernel's mangled name is the longest part
+inline constexpr std::size_t kMaxRecordLine = std::size_t{1}
+                                              << 20;  // a kernel's mangled name is the longest part
 // The error code the injection writes when another CUPTI client holds the subscriber.
 inline constexpr const char* kRecordErrorOtherProfiler = "other_profiler";
 
@@ -39,9 +41,9 @@ struct RecordFile {
   int64_t pid = 0;
   std::string cupti;
   ActivityRecords records;
-  bool complete = false;        // the end line was read
-  std::string partial_reason;   // why the records stop early, when they do
-  std::string error_code;       // the process's own report that it could not record, and why
+  bool complete = false;       // the end line was read
+  std::string partial_reason;  // why the records stop early, when they do
+  std::string error_code;      // the process's own report that it could not record, and why
   std::string error;
   uint64_t records_left_out = 0;  // past `max_records`: counted, not kept
 };

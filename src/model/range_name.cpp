@@ -80,7 +80,8 @@ std::string range_prefix(const std::string& backend, const Problem& p) {
   std::string shape = p.shape_label();
   for (char& c : shape)
     if (c == ' ') c = '_';
-  return fmt::format("{}{}/{}_{}{}", kTool, backend, shape, dtype_name(p.dtype), p.causal ? "_causal" : "");
+  return fmt::format("{}{}/{}_{}{}", kTool, backend, shape, dtype_name(p.dtype),
+                     p.causal ? "_causal" : "");
 }
 
 std::string forward_range_name(const std::string& backend, const Problem& problem, int forward) {

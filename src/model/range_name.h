@@ -15,7 +15,7 @@ struct ForwardRange {
   std::string backend;  // no '/', no space
   Problem problem;      // the default softmax scale
   int forward = 0;
-  std::string prefix;   // the name without "/fwd<i>": the case's name, the same for each forward
+  std::string prefix;  // the name without "/fwd<i>": the case's name, the same for each forward
 };
 
 // "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal"; forward i's range adds "/fwd<i>".

@@ -19,19 +19,19 @@ struct RangeActivity {
 
 struct ProcessTrace {
   int64_t pid = 0;
-  std::string cupti;  // the CUPTI that recorded it, as the process reported it
-  bool partial = false;        // its records stop early (os._exit, a crash, a signal, a cut line)
+  std::string cupti;     // the CUPTI that recorded it, as the process reported it
+  bool partial = false;  // its records stop early (os._exit, a crash, a signal, a cut line)
   std::string partial_reason;
   uint64_t kernels = 0, memcpys = 0, memsets = 0;  // everything recorded, cases included
-  uint64_t dropped = 0;          // records CUPTI dropped
-  uint64_t records_left_out = 0;  // past the reader's bound: counted, not analysed
-  int cases = 0;                 // cases cut from its ranges
-  std::vector<RangeActivity> outside_cases;  // in order of first launch
+  uint64_t dropped = 0;                            // records CUPTI dropped
+  uint64_t records_left_out = 0;                   // past the reader's bound: counted, not analysed
+  int cases = 0;                                   // cases cut from its ranges
+  std::vector<RangeActivity> outside_cases;        // in order of first launch
 };
 
 struct TraceInfo {
-  std::string command;  // the traced command line
-  int exit_code = 0;    // the command's, as a shell reports it (128 + signal)
+  std::string command;                  // the traced command line
+  int exit_code = 0;                    // the command's, as a shell reports it (128 + signal)
   std::vector<ProcessTrace> processes;  // each process that initialized CUDA
 };
 

@@ -15,27 +15,43 @@ constexpr CUpti_ActivityKind kKinds[] = {
 
 const char* memcpy_kind_name(uint8_t kind) {
   switch (kind) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
-    default: return "unknown";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+      return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+      return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+      return "HtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+      return "AtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+      return "AtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+      return "AtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
+      return "DtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+      return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return "PtoP";
+    default:
+      return "unknown";
   }
 }
 
 const char* launch_type_name(uint8_t type) {
   switch (type) {
-    case CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR: return "regular";
-    case CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE: return "cooperative";
-    case CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE: return "cooperative multi-device";
-    case CUPTI_ACTIVITY_LAUNCH_TYPE_CBL_COMMANDLIST: return "command list";
-    default: return "unknown";
+    case CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR:
+      return "regular";
+    case CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE:
+      return "cooperative";
+    case CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE:
+      return "cooperative multi-device";
+    case CUPTI_ACTIVITY_LAUNCH_TYPE_CBL_COMMANDLIST:
+      return "command list";
+    default:
+      return "unknown";
   }
 }
 
@@ -65,7 +81,8 @@ KernelRecord kernel_record(const CUpti_ActivityKernel10& k) {
 }
 
 MemcpyRecord memcpy_record(const CUpti_ActivityMemcpy6& m) {
-  return MemcpyRecord{memcpy_kind_name(m.copyKind), m.bytes, m.start, m.end, m.correlationId, gpu_place(m)};
+  return MemcpyRecord{
+      memcpy_kind_name(m.copyKind), m.bytes, m.start, m.end, m.correlationId, gpu_place(m)};
 }
 
 MemsetRecord memset_record(const CUpti_ActivityMemset4& m) {
@@ -79,7 +96,8 @@ MarkerRecord marker_record(const CUpti_ActivityMarker2& m) {
   r.is_start = (m.flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0;
   r.name = m.name != nullptr ? m.name : "";
   r.domain = m.domain != nullptr ? m.domain : "";
-  if (m.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS || m.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD) {
+  if (m.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS ||
+      m.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD) {
     r.process_id = m.objectId.pt.processId;
     r.thread_id = m.objectId.pt.threadId;
   }
@@ -98,7 +116,8 @@ CUptiResult enable_recorded_kinds(const CuptiApi& api) {
   for (std::size_t enabled = 0; enabled < std::size(kKinds); ++enabled) {
     if (const CUptiResult r = api.cuptiActivityEnable(kKinds[enabled]); r != CUPTI_SUCCESS) {
       // Best effort: the failure to enable is the error worth reporting.
-      for (std::size_t i = 0; i < enabled; ++i) static_cast<void>(api.cuptiActivityDisable(kKinds[i]));
+      for (std::size_t i = 0; i < enabled; ++i)
+        static_cast<void>(api.cuptiActivityDisable(kKinds[i]));
       return r;
     }
   }
@@ -108,12 +127,14 @@ CUptiResult enable_recorded_kinds(const CuptiApi& api) {
 CUptiResult disable_recorded_kinds(const CuptiApi& api) {
   CUptiResult first = CUPTI_SUCCESS;
   for (const CUpti_ActivityKind kind : kKinds)
-    if (const CUptiResult r = api.cuptiActivityDisable(kind); r != CUPTI_SUCCESS && first == CUPTI_SUCCESS) first = r;
+    if (const CUptiResult r = api.cuptiActivityDisable(kind);
+        r != CUPTI_SUCCESS && first == CUPTI_SUCCESS)
+      first = r;
   return first;
 }
 
-CUptiResult ActivityParser::parse(CUcontext context, uint32_t stream_id, uint8_t* buffer, std::size_t valid_size,
-                                  ActivityRecords& out) {
+CUptiResult ActivityParser::parse(CUcontext context, uint32_t stream_id, uint8_t* buffer,
+                                  std::size_t valid_size, ActivityRecords& out) {
   CUpti_Activity* record = nullptr;
   for (;;) {
     const CUptiResult next = api_.cuptiActivityGetNextRecord(buffer, valid_size, &record);
@@ -122,13 +143,16 @@ CUptiResult ActivityParser::parse(CUcontext context, uint32_t stream_id, uint8_t
     switch (record->kind) {
       case CUPTI_ACTIVITY_KIND_KERNEL:
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-        out.kernels.push_back(kernel_record(*reinterpret_cast<const CUpti_ActivityKernel10*>(record)));
+        out.kernels.push_back(
+            kernel_record(*reinterpret_cast<const CUpti_ActivityKernel10*>(record)));
         break;
       case CUPTI_ACTIVITY_KIND_MEMCPY:
-        out.memcpys.push_back(memcpy_record(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record)));
+        out.memcpys.push_back(
+            memcpy_record(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record)));
         break;
       case CUPTI_ACTIVITY_KIND_MEMSET:
-        out.memsets.push_back(memset_record(*reinterpret_cast<const CUpti_ActivityMemset4*>(record)));
+        out.memsets.push_back(
+            memset_record(*reinterpret_cast<const CUpti_ActivityMemset4*>(record)));
         break;
       case CUPTI_ACTIVITY_KIND_RUNTIME:
       case CUPTI_ACTIVITY_KIND_DRIVER:
@@ -145,7 +169,9 @@ CUptiResult ActivityParser::parse(CUcontext context, uint32_t stream_id, uint8_t
     }
   }
   std::size_t dropped = 0;
-  if (const CUptiResult r = api_.cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped); r != CUPTI_SUCCESS) return r;
+  if (const CUptiResult r = api_.cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped);
+      r != CUPTI_SUCCESS)
+    return r;
   out.dropped += dropped;
   return CUPTI_SUCCESS;
 }

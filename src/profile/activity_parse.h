@@ -30,13 +30,15 @@ class ActivityParser {
 
   // Appends the buffer's records to `out`, and the count CUPTI dropped for (context, stream).
   // Returns the first CUPTI call that failed, CUPTI_SUCCESS when none did.
-  CUptiResult parse(CUcontext context, uint32_t stream_id, uint8_t* buffer, std::size_t valid_size, ActivityRecords& out);
+  CUptiResult parse(CUcontext context, uint32_t stream_id, uint8_t* buffer, std::size_t valid_size,
+                    ActivityRecords& out);
 
  private:
   ApiRecord api_record(const CUpti_ActivityAPI& a);  // fills callback_names_
 
   const CuptiApi& api_;
-  std::map<std::pair<ApiKind, uint32_t>, std::string> callback_names_;  // one cuptiGetCallbackName per call kind
+  std::map<std::pair<ApiKind, uint32_t>, std::string>
+      callback_names_;  // one cuptiGetCallbackName per call kind
 };
 
 }  // namespace sdpa

@@ -50,9 +50,9 @@ TraceInfo trace_from_json(const JsonFields& j) {
     const json& ranges = p.array("outside_cases");
     for (std::size_t k = 0; k < ranges.size(); ++k) {
       const JsonFields r(ranges[k], element_path(p.path("outside_cases"), k));
-      pt.outside_cases.push_back(RangeActivity{r.raw("range").is_null() ? "" : r.text("range"), r.unsigned_integer("kernels"),
-                                               r.unsigned_integer("memcpys"), r.unsigned_integer("memsets"),
-                                               r.number("kernel_us", 0)});
+      pt.outside_cases.push_back(RangeActivity{
+          r.raw("range").is_null() ? "" : r.text("range"), r.unsigned_integer("kernels"),
+          r.unsigned_integer("memcpys"), r.unsigned_integer("memsets"), r.number("kernel_us", 0)});
     }
     t.processes.push_back(std::move(pt));
   }

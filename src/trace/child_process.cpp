@@ -45,10 +45,12 @@ class SignalForwarding {
   SignalForwarding& operator=(const SignalForwarding&) = delete;
 
  private:
-  struct sigaction old_int_ {}, old_term_ {};
+  struct sigaction old_int_ {
+  }, old_term_{};
 };
 
-std::vector<std::string> environment_with(const std::vector<std::pair<std::string, std::string>>& extra) {
+std::vector<std::string> environment_with(
+    const std::vector<std::pair<std::string, std::string>>& extra) {
   std::map<std::string, std::string> overrides(extra.begin(), extra.end());
   std::vector<std::string> env;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
@@ -69,7 +71,8 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 
 }  // namespace
 
-int run_child(const std::vector<std::string>& command, const ChildOptions& options, std::string& not_started) {
+int run_child(const std::vector<std::string>& command, const ChildOptions& options,
+              std::string& not_started) {
   if (command.empty()) throw InputError("no command to run");
   std::vector<std::string> args = command;
   std::vector<std::string> env = environment_with(options.environment);
@@ -87,7 +90,8 @@ int run_child(const std::vector<std::string>& command, const ChildOptions& optio
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) {
     const bool missing = spawned == ENOENT || spawned == ENOTDIR;
-    not_started = fmt::format("{}: {}", command[0], missing ? "command not found" : std::strerror(spawned));
+    not_started =
+        fmt::format("{}: {}", command[0], missing ? "command not found" : std::strerror(spawned));
     return missing ? 127 : 126;
   }
   g_child.store(pid);
@@ -97,7 +101,9 @@ int run_child(const std::vector<std::string>& command, const ChildOptions& optio
     waited = ::waitpid(pid, &status, 0);
   } while (waited < 0 && errno == EINTR);
   g_child.store(0);
-  if (waited < 0) throw std::runtime_error(fmt::format("waiting for {} failed: {}", command[0], std::strerror(errno)));
+  if (waited < 0)
+    throw std::runtime_error(
+        fmt::format("waiting for {} failed: {}", command[0], std::strerror(errno)));
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }

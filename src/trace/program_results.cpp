@@ -50,9 +50,11 @@ ProgramResults read_program_results(const std::string& path) {
   const nlohmann::json doc = read_untrusted_json_file(path, kMaxFileBytes);
   try {
     const JsonFields j(doc, "");
-    if (j.text_or("schema", "") != kSchema) throw InputError(fmt::format("not a program result (schema is not \"{}\")", kSchema));
+    if (j.text_or("schema", "") != kSchema)
+      throw InputError(fmt::format("not a program result (schema is not \"{}\")", kSchema));
     if (const int64_t v = j.integer("schema_version", 1); v > kVersion)
-      throw InputError(fmt::format("schema version {} is newer than this tool reads ({})", v, kVersion));
+      throw InputError(
+          fmt::format("schema version {} is newer than this tool reads ({})", v, kVersion));
     ProgramResults r;
     r.source = j.text("source");
     const nlohmann::json& cases = j.array("cases");
@@ -60,7 +62,8 @@ ProgramResults read_program_results(const std::string& path) {
       const JsonFields c(cases[i], element_path("cases", i));
       ProgramCase pc;
       const std::optional<ForwardRange> range = parse_range_prefix(c.text("range"));
-      if (!range) c.fail("range", "a case range name without /fwd<i> (sdpa-prof/<backend>/<problem>)");
+      if (!range)
+        c.fail("range", "a case range name without /fwd<i> (sdpa-prof/<backend>/<problem>)");
       pc.range = *range;
       const std::string status = c.text("status");
       if (status == "ok") {

@@ -1,7 +1,8 @@
 // What a traced program may hand to `trace` besides its records: its own timing of each case and
 // what it is (scripts/torch_sdpa.py writes it). A JSON file at the path trace puts in
 // SDPA_PROF_RESULTS:
-//   {"schema":"sdpa-prof/program-results","schema_version":1,"source":"pytorch 2.11.0, cuDNN 91900",
+//   {"schema":"sdpa-prof/program-results","schema_version":1,"source":"pytorch 2.11.0, cuDNN
+//   91900",
 //    "cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16_causal","status":"ok",
 //              "warmup":3,"cold_cache":true,"samples_ms":[0.157,...]},
 //             {"range":"...","status":"skipped","reason":"PyTorch's own words"}]}

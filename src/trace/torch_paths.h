@@ -27,7 +27,7 @@ struct TorchRun {
 };
 
 // One traced run of the script per problem, every backend in it.
-TorchRun run_torch_paths(const std::vector<Problem>& problems, const std::vector<std::string>& torch_backends,
-                         int device);
+TorchRun run_torch_paths(const std::vector<Problem>& problems,
+                         const std::vector<std::string>& torch_backends, int device);
 
 }  // namespace sdpa

@@ -34,7 +34,8 @@ class RecordFolder {
  public:
   RecordFolder() {
     const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = fmt::format("{}/sdpa-prof-trace.XXXXXX", tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
+    std::string pattern =
+        fmt::format("{}/sdpa-prof-trace.XXXXXX", tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
     if (::mkdtemp(pattern.data()) == nullptr)
       throw InputError(fmt::format("cannot make a folder for the trace's records ({})", pattern));
     path_ = pattern;
@@ -75,24 +76,28 @@ std::vector<std::string> record_files(const std::string& folder) {
 
 std::string find_injection_library() {
   if (const char* path = std::getenv(kInjectionOverrideEnv); path != nullptr && *path != '\0') {
-    if (!fs::is_regular_file(path)) throw InputError(fmt::format("{}={}: no such file", kInjectionOverrideEnv, path));
+    if (!fs::is_regular_file(path))
+      throw InputError(fmt::format("{}={}: no such file", kInjectionOverrideEnv, path));
     return fs::absolute(path).string();
   }
   std::error_code error;
   const fs::path exe = fs::read_symlink("/proc/self/exe", error);
   const fs::path library = exe.parent_path() / kInjectionLibrary;
   if (error || !fs::is_regular_file(library))
-    throw InputError(fmt::format("the injection library {} is not beside sdpa-prof ({}); build it (target sdpa_inject) or "
-                                 "name it with {}",
-                                 kInjectionLibrary, exe.parent_path().string(), kInjectionOverrideEnv));
+    throw InputError(fmt::format(
+        "the injection library {} is not beside sdpa-prof ({}); build it (target sdpa_inject) or "
+        "name it with {}",
+        kInjectionLibrary, exe.parent_path().string(), kInjectionOverrideEnv));
   return library.string();
 }
 
 TraceOutcome run_traced(const TraceRequest& request) {
-  if (const char* other = std::getenv("CUDA_INJECTION64_PATH"); other != nullptr && *other != '\0' && request.injection_library != other)
-    throw InputError(fmt::format("CUDA_INJECTION64_PATH is already set ({}): another profiler injects into CUDA programs "
-                                 "here, and trace needs that place; run trace outside it",
-                                 other));
+  if (const char* other = std::getenv("CUDA_INJECTION64_PATH");
+      other != nullptr && *other != '\0' && request.injection_library != other)
+    throw InputError(fmt::format(
+        "CUDA_INJECTION64_PATH is already set ({}): another profiler injects into CUDA programs "
+        "here, and trace needs that place; run trace outside it",
+        other));
   TraceOutcome out;
   out.info.command = joined(request.command);
   const RecordFolder folder;
@@ -113,7 +118,8 @@ TraceOutcome run_traced(const TraceRequest& request) {
     const RecordFile& f = files.back();
     any_gpu_work = any_gpu_work || !f.records.kernels.empty() || !f.records.memcpys.empty();
     if (f.error_code == kRecordErrorOtherProfiler && out.refused.empty())
-      out.refused = fmt::format("process {} of the traced command could not be traced: {}", f.pid, f.error);
+      out.refused =
+          fmt::format("process {} of the traced command could not be traced: {}", f.pid, f.error);
   }
   std::optional<ArchLimits> arch;
   int sm_count = 0;
@@ -124,7 +130,9 @@ TraceOutcome run_traced(const TraceRequest& request) {
       out.device = device;
       arch = arch_limits(device.cc_major, device.cc_minor);
       sm_count = device.sm_count;
-      if (!arch) out.notes.push_back(fmt::format("no occupancy: the calculator does not know sm_{}{}", device.cc_major, device.cc_minor));
+      if (!arch)
+        out.notes.push_back(fmt::format("no occupancy: the calculator does not know sm_{}{}",
+                                        device.cc_major, device.cc_minor));
     } else {
       out.notes.push_back(fmt::format("no occupancy: {}", why));
     }
@@ -140,13 +148,15 @@ TraceOutcome run_traced(const TraceRequest& request) {
       c.source = fmt::format("traced: {}", request.command.front());
       // The same case in two processes: the later one is told apart by its process.
       for (const CaseResult& seen : out.cases)
-        if (case_key(seen.backend, seen.problem) == case_key(c.backend, c.problem)) c.backend += fmt::format("@pid{}", f.pid);
+        if (case_key(seen.backend, seen.problem) == case_key(c.backend, c.problem))
+          c.backend += fmt::format("@pid{}", f.pid);
       out.cases.push_back(std::move(c));
     }
     out.info.processes.push_back(std::move(p.trace));
     if (request.keep_records) out.records.push_back(ProcessRecords{f.pid, std::move(f.records)});
   }
-  if (fs::exists(results_path)) merge_program_results(read_program_results(results_path), out.cases);
+  if (fs::exists(results_path))
+    merge_program_results(read_program_results(results_path), out.cases);
   return out;
 }
 

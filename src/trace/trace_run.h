@@ -25,12 +25,13 @@ struct ProcessRecords {
 };
 
 struct TraceOutcome {
-  int exit_code = 0;  // CMD's: its code, 128 + signal, 127 when not found
+  int exit_code = 0;        // CMD's: its code, 128 + signal, 127 when not found
   std::string not_started;  // why CMD did not start, when it did not
   std::vector<CaseResult> cases;
   TraceInfo info;
   std::optional<DeviceInfo> device;  // queried only when CMD ran GPU work
-  std::vector<std::string> notes;    // said on stderr: why occupancy is off, a process that could not record
+  std::vector<std::string>
+      notes;            // said on stderr: why occupancy is off, a process that could not record
   std::string refused;  // a process found another CUPTI client holding CUPTI: one sentence
   std::vector<ProcessRecords> records;  // with keep_records, in the order of info.processes
 };

@@ -24,13 +24,15 @@ std::vector<Range> ranges_of(const ActivityRecords& records, uint64_t last_time)
   for (const MarkerRecord& m : records.markers) {
     if (m.is_start) {
       open[m.id] = ranges.size();
-      ranges.push_back(Range{&m.name, m.timestamp, last_time, parse_forward_range(m.name).has_value()});
+      ranges.push_back(
+          Range{&m.name, m.timestamp, last_time, parse_forward_range(m.name).has_value()});
     } else if (const auto it = open.find(m.id); it != open.end()) {
       ranges[it->second].end = std::max(m.timestamp, ranges[it->second].start);
       open.erase(it);
     }
   }
-  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.start < b.start; });
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Range& a, const Range& b) { return a.start < b.start; });
   return ranges;
 }
 
@@ -47,15 +49,18 @@ struct Placement {
   bool in_case = false;
 };
 
-std::unordered_map<uint32_t, Placement> place_api_calls(const ActivityRecords& records, const std::vector<Range>& ranges) {
+std::unordered_map<uint32_t, Placement> place_api_calls(const ActivityRecords& records,
+                                                        const std::vector<Range>& ranges) {
   std::vector<const ApiRecord*> calls;
   for (const ApiRecord& a : records.api_calls) calls.push_back(&a);
-  std::sort(calls.begin(), calls.end(), [](const ApiRecord* a, const ApiRecord* b) { return a->start < b->start; });
+  std::sort(calls.begin(), calls.end(),
+            [](const ApiRecord* a, const ApiRecord* b) { return a->start < b->start; });
   std::unordered_map<uint32_t, Placement> placed;
   std::vector<const Range*> active;  // ranges begun before the call, not yet ended
   std::size_t next = 0;
   for (const ApiRecord* call : calls) {
-    for (; next < ranges.size() && ranges[next].start <= call->start; ++next) active.push_back(&ranges[next]);
+    for (; next < ranges.size() && ranges[next].start <= call->start; ++next)
+      active.push_back(&ranges[next]);
     std::erase_if(active, [&](const Range* r) { return r->end < call->start; });
     Placement p;
     uint64_t innermost_start = 0;
@@ -73,7 +78,8 @@ std::unordered_map<uint32_t, Placement> place_api_calls(const ActivityRecords& r
 }
 
 // The forwards of each case, by the case's name, in the order the cases began.
-std::vector<std::pair<ForwardRange, std::vector<ForwardWindow>>> case_forwards(const std::vector<Range>& ranges) {
+std::vector<std::pair<ForwardRange, std::vector<ForwardWindow>>> case_forwards(
+    const std::vector<Range>& ranges) {
   std::vector<std::pair<ForwardRange, std::vector<ForwardWindow>>> cases;
   std::map<std::string, std::size_t> index;
   for (const Range& r : ranges) {
@@ -83,7 +89,8 @@ std::vector<std::pair<ForwardRange, std::vector<ForwardWindow>>> case_forwards(c
     if (added) cases.emplace_back(f, std::vector<ForwardWindow>{});
     std::vector<ForwardWindow>& windows = cases[it->second].second;
     // The analysis finds a forward's range by its name: a name used twice is one forward.
-    if (std::none_of(windows.begin(), windows.end(), [&](const ForwardWindow& w) { return w.name == *r.name; }))
+    if (std::none_of(windows.begin(), windows.end(),
+                     [&](const ForwardWindow& w) { return w.name == *r.name; }))
       windows.push_back(ForwardWindow{*r.name, r.start, r.end});
   }
   return cases;
@@ -91,7 +98,8 @@ std::vector<std::pair<ForwardRange, std::vector<ForwardWindow>>> case_forwards(c
 
 }  // namespace
 
-TracedProcess analyze_traced_process(const RecordFile& file, const std::optional<ArchLimits>& arch, int sm_count) {
+TracedProcess analyze_traced_process(const RecordFile& file, const std::optional<ArchLimits>& arch,
+                                     int sm_count) {
   const ActivityRecords& records = file.records;
   TracedProcess out;
   ProcessTrace& t = out.trace;
@@ -100,7 +108,8 @@ TracedProcess analyze_traced_process(const RecordFile& file, const std::optional
   t.partial = !file.complete || file.records_left_out > 0;
   t.partial_reason = file.partial_reason;
   if (file.records_left_out > 0)
-    t.partial_reason += (t.partial_reason.empty() ? "" : "; ") + std::to_string(file.records_left_out) +
+    t.partial_reason += (t.partial_reason.empty() ? "" : "; ") +
+                        std::to_string(file.records_left_out) +
                         " records past the reader's bound were counted, not analysed";
   t.kernels = records.kernels.size();
   t.memcpys = records.memcpys.size();
@@ -125,14 +134,16 @@ TracedProcess analyze_traced_process(const RecordFile& file, const std::optional
   const auto bucket = [&](uint32_t correlation) -> RangeActivity* {
     const auto it = placed.find(correlation);
     if (it != placed.end() && it->second.in_case) return nullptr;
-    const std::string name = it != placed.end() && it->second.innermost != nullptr ? *it->second.innermost : "";
+    const std::string name =
+        it != placed.end() && it->second.innermost != nullptr ? *it->second.innermost : "";
     auto [b, added] = bucket_of.try_emplace(name, t.outside_cases.size());
     if (added) t.outside_cases.push_back(RangeActivity{name, 0, 0, 0, 0});
     return &t.outside_cases[b->second];
   };
   std::vector<const KernelRecord*> kernels;
   for (const KernelRecord& k : records.kernels) kernels.push_back(&k);
-  std::sort(kernels.begin(), kernels.end(), [](const KernelRecord* a, const KernelRecord* b) { return a->start < b->start; });
+  std::sort(kernels.begin(), kernels.end(),
+            [](const KernelRecord* a, const KernelRecord* b) { return a->start < b->start; });
   for (const KernelRecord* k : kernels)
     if (RangeActivity* b = bucket(k->correlation)) {
       ++b->kernels;

@@ -18,6 +18,7 @@ struct TracedProcess {
 };
 
 // `arch` empty: no occupancy. Cases come in the order their first forward began.
-TracedProcess analyze_traced_process(const RecordFile& file, const std::optional<ArchLimits>& arch, int sm_count);
+TracedProcess analyze_traced_process(const RecordFile& file, const std::optional<ArchLimits>& arch,
+                                     int sm_count);
 
 }  // namespace sdpa

@@ -20,13 +20,15 @@ Problem study_shape() {
 }
 
 TEST(RangeName, WritesTheDocumentedForm) {
-  EXPECT_EQ(forward_range_name("naive", study_shape(), 2), "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal/fwd2");
+  EXPECT_EQ(forward_range_name("naive", study_shape(), 2),
+            "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal/fwd2");
   Problem gqa = study_shape();
   gqa.kv_heads = 4;
   gqa.seq_kv = 4096;
   gqa.causal = false;
   gqa.dtype = DType::fp16;
-  EXPECT_EQ(range_prefix("torch:flash", gqa), "sdpa-prof/torch:flash/B8_H16_Hkv4_S1024_Skv4096_D64_fp16");
+  EXPECT_EQ(range_prefix("torch:flash", gqa),
+            "sdpa-prof/torch:flash/B8_H16_Hkv4_S1024_Skv4096_D64_fp16");
 }
 
 TEST(RangeName, RoundTripsEveryOptionalField) {
@@ -34,7 +36,8 @@ TEST(RangeName, RoundTripsEveryOptionalField) {
     for (const int64_t seq_kv : {1024, 77})
       for (const bool causal : {true, false})
         for (const DType dtype : {DType::bf16, DType::fp16})
-          for (const std::string& backend : std::vector<std::string>{"naive-inplace", "cudnn[eng2.cfg32]", "torch:math"}) {
+          for (const std::string& backend :
+               std::vector<std::string>{"naive-inplace", "cudnn[eng2.cfg32]", "torch:math"}) {
             Problem p = study_shape();
             p.kv_heads = kv_heads;
             p.seq_kv = seq_kv;
@@ -52,23 +55,30 @@ TEST(RangeName, RoundTripsEveryOptionalField) {
 
 TEST(RangeName, OtherNamesAreOrdinaryRanges) {
   for (const char* name : {
-           "", "sdpa-prof", "sdpa-prof/naive", "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal",  // no forward
-           "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal/fwd", "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal/fwd01",
-           "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal/fwd-1", "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal/fwd2/x",
+           "",
+           "sdpa-prof",
+           "sdpa-prof/naive",
+           "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal",  // no forward
+           "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal/fwd",
+           "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal/fwd01",
+           "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal/fwd-1",
+           "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal/fwd2/x",
            "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal/fwd99999999999999999999",
-           "sdpa-prof//B8_H16_S1024_D64_bf16/fwd0",             // no backend
-           "sdpa-prof/a b/B8_H16_S1024_D64_bf16/fwd0",          // a space in the backend
-           "sdpa-prof/naive/B8_H16_S1024_bf16/fwd0",            // no head dim
-           "sdpa-prof/naive/B8_H16_S1024_D64/fwd0",             // no dtype
-           "sdpa-prof/naive/B8_H16_S1024_D64_fp8/fwd0",         // unknown dtype
+           "sdpa-prof//B8_H16_S1024_D64_bf16/fwd0",      // no backend
+           "sdpa-prof/a b/B8_H16_S1024_D64_bf16/fwd0",   // a space in the backend
+           "sdpa-prof/naive/B8_H16_S1024_bf16/fwd0",     // no head dim
+           "sdpa-prof/naive/B8_H16_S1024_D64/fwd0",      // no dtype
+           "sdpa-prof/naive/B8_H16_S1024_D64_fp8/fwd0",  // unknown dtype
            "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal_x/fwd0",
            "sdpa-prof/naive/B0_H16_S1024_D64_bf16/fwd0",        // a size of 0
            "sdpa-prof/naive/B08_H16_S1024_D64_bf16/fwd0",       // a leading zero
            "sdpa-prof/naive/B8_H16_Hkv16_S1024_D64_bf16/fwd0",  // the default spelled out
            "sdpa-prof/naive/B8_H16_Hkv3_S1024_D64_bf16/fwd0",   // 3 does not divide 16
            "sdpa-prof/naive/B99999999999999999999_H16_S1024_D64_bf16/fwd0",
-           "sdpa-prof/naive/B1099511627776_H1099511627776_S1024_D64_bf16/fwd0",  // too many elements
-           "aten::_safe_softmax, op_id = 48", "torch_sdpa timing torch:flash",
+           "sdpa-prof/naive/B1099511627776_H1099511627776_S1024_D64_bf16/fwd0",  // too many
+                                                                                 // elements
+           "aten::_safe_softmax, op_id = 48",
+           "torch_sdpa timing torch:flash",
        })
     EXPECT_FALSE(parse_forward_range(name).has_value()) << name;
 }

@@ -30,8 +30,11 @@ std::string recorded_text() {
 class TempFile {
  public:
   explicit TempFile(const std::string& text)
-      : path_((std::filesystem::temp_directory_path() / ("sdpa-trace-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                                                         "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name())).string()) {
+      : path_((std::filesystem::temp_directory_path() /
+               ("sdpa-trace-test-" +
+                std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+                  .string()) {
     std::ofstream(path_, std::ios::binary) << text;
   }
   ~TempFile() { std::remove(path_.c_str()); }
@@ -66,11 +69,13 @@ TEST(TraceRecords, RecordedProcessBecomesCasesWithTheSameAnalysisAsRun) {
 
   const CaseResult& flash = *find_case(p.cases, "torch:flash");
   ASSERT_TRUE(flash.profile.has_value());
-  EXPECT_DOUBLE_EQ(flash.profile->kernels_per_forward(), 1.0);  // the aten range nested inside is still the forward
+  EXPECT_DOUBLE_EQ(flash.profile->kernels_per_forward(),
+                   1.0);  // the aten range nested inside is still the forward
   ASSERT_EQ(flash.profile->kernels.size(), 1u);
   EXPECT_EQ(flash.profile->kernels[0].category, KernelCategory::fused_attention);
   ASSERT_TRUE(flash.profile->kernels[0].occupancy.has_value());
-  EXPECT_DOUBLE_EQ(flash.profile->kernels[0].occupancy->theoretical, 0.125);  // 255 registers: 2 blocks of 4 warps
+  EXPECT_DOUBLE_EQ(flash.profile->kernels[0].occupancy->theoretical,
+                   0.125);  // 255 registers: 2 blocks of 4 warps
 
   // Everything else, by the innermost range that launched it.
   const ProcessTrace& t = p.trace;
@@ -83,14 +88,16 @@ TEST(TraceRecords, RecordedProcessBecomesCasesWithTheSameAnalysisAsRun) {
   EXPECT_EQ(t.outside_cases[1].name, "torch_sdpa timing torch:flash");
   EXPECT_EQ(t.outside_cases[1].kernels, 6u);
   EXPECT_DOUBLE_EQ(t.outside_cases[1].kernel_us, 3 * (20.0 + 150.0));
-  EXPECT_EQ(t.outside_cases[2].name, "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal/fwdX");  // not the grammar
+  EXPECT_EQ(t.outside_cases[2].name,
+            "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal/fwdX");  // not the grammar
   EXPECT_EQ(t.outside_cases[2].kernels, 1u);
 }
 
-// Recorded on the H200: torch_sdpa.py --batch 1 --heads 2 --seq 128 --backend naive,naive-inplace,flash
-// (PyTorch 2.11, 2 forwards each) under the injection library.
+// Recorded on the H200: torch_sdpa.py --batch 1 --heads 2 --seq 128 --backend
+// naive,naive-inplace,flash (PyTorch 2.11, 2 forwards each) under the injection library.
 TEST(TraceRecords, RecordedPyTorchOnTheH200) {
-  const RecordFile file = read_record_file(std::string(SDPA_SOURCE_DIR) + "/tests/data/trace-h200-torch-s128.records", 100000);
+  const RecordFile file = read_record_file(
+      std::string(SDPA_SOURCE_DIR) + "/tests/data/trace-h200-torch-s128.records", 100000);
   ASSERT_TRUE(file.complete) << file.partial_reason;
   const TracedProcess p = analyze_traced_process(file, arch_limits(9, 0), 132);
   ASSERT_EQ(p.cases.size(), 3u);
@@ -106,20 +113,24 @@ TEST(TraceRecords, RecordedPyTorchOnTheH200) {
   ASSERT_EQ(flash.profile->kernels.size(), 1u);
   EXPECT_EQ(flash.profile->kernels[0].category, KernelCategory::fused_attention);
   EXPECT_NE(flash.profile->kernels[0].full_name.find("flash_fwd_kernel"), std::string::npos);
-  EXPECT_EQ(flash.profile->unattributed, p.trace.kernels + p.trace.memcpys + p.trace.memsets -
-                                             static_cast<uint64_t>(flash.profile->kernels_per_forward() * 2));
+  EXPECT_EQ(flash.profile->unattributed,
+            p.trace.kernels + p.trace.memcpys + p.trace.memsets -
+                static_cast<uint64_t>(flash.profile->kernels_per_forward() * 2));
   // The warm-up and timing ranges of each backend, and the setup outside any range.
   bool timing_range = false;
-  for (const RangeActivity& r : p.trace.outside_cases) timing_range = timing_range || r.name == "torch_sdpa timing torch:flash";
+  for (const RangeActivity& r : p.trace.outside_cases)
+    timing_range = timing_range || r.name == "torch_sdpa timing torch:flash";
   EXPECT_TRUE(timing_range);
 }
 
 // trace --timeline: a traced process's records as their own track group, every kernel a slice.
 TEST(TraceRecords, RecordedProcessAsATimeline) {
-  RecordFile file = read_record_file(std::string(SDPA_SOURCE_DIR) + "/tests/data/trace-h200-torch-s128.records", 100000);
+  RecordFile file = read_record_file(
+      std::string(SDPA_SOURCE_DIR) + "/tests/data/trace-h200-torch-s128.records", 100000);
   const std::size_t kernels = file.records.kernels.size();
   TimelineRecorder timeline(uint64_t{64} << 20);
-  timeline.add(std::move(file.records), static_cast<uint32_t>(file.pid), "python3 torch_sdpa.py (pid 538)");
+  timeline.add(std::move(file.records), static_cast<uint32_t>(file.pid),
+               "python3 torch_sdpa.py (pid 538)");
   const TempFile out("");
   std::ostringstream progress;
   timeline.write(out.path(), "NVIDIA H200", progress);
@@ -155,17 +166,21 @@ TEST(TraceRecords, FileCutShortIsPartialWithTheRecordsSoFar) {
 }
 
 TEST(TraceRecords, BadLinesEndTheRecordsThere) {
-  const std::string header = "{\"schema\":\"sdpa-prof/trace-records\",\"schema_version\":1,\"pid\":7,\"cupti\":\"x\"}\n";
+  const std::string header =
+      "{\"schema\":\"sdpa-prof/trace-records\",\"schema_version\":1,\"pid\":7,\"cupti\":\"x\"}\n";
   const std::string api = "{\"api\":{\"start\":10,\"end\":20,\"correlation\":1}}\n";
   for (const std::string& bad : std::vector<std::string>{
-           "{\"api\":{\"start\":30,\"end\":20,\"correlation\":1}}",             // ends before it starts
-           "{\"api\":{\"start\":10,\"end\":20,\"correlation\":-1}}",            // negative id
-           "{\"kernel\":{\"name\":\"k\"}}",                                     // fields missing
-           "{\"kernel\":{\"name\":\"k\",\"start\":1,\"end\":2,\"correlation\":1,\"grid\":[1,1],\"block\":[1,1,1],"
-           "\"cluster\":[1,1,1],\"registers\":1,\"static_shared\":0,\"dynamic_shared\":0,\"shared_config\":0,"
-           "\"launch_type\":\"regular\"}}",                                     // a grid of two sizes
-           "{\"api\":{}, \"memcpy\":{}}",                                       // two records in one
-           "[1,2,3]", "{{{{", std::string(100, '[') + std::string(100, ']'),    // not an object, nested too deep
+           "{\"api\":{\"start\":30,\"end\":20,\"correlation\":1}}",   // ends before it starts
+           "{\"api\":{\"start\":10,\"end\":20,\"correlation\":-1}}",  // negative id
+           "{\"kernel\":{\"name\":\"k\"}}",                           // fields missing
+           "{\"kernel\":{\"name\":\"k\",\"start\":1,\"end\":2,\"correlation\":1,\"grid\":[1,1],"
+           "\"block\":[1,1,1],"
+           "\"cluster\":[1,1,1],\"registers\":1,\"static_shared\":0,\"dynamic_shared\":0,\"shared_"
+           "config\":0,"
+           "\"launch_type\":\"regular\"}}",  // a grid of two sizes
+           "{\"api\":{}, \"memcpy\":{}}",    // two records in one
+           "[1,2,3]", "{{{{",
+           std::string(100, '[') + std::string(100, ']'),  // not an object, nested too deep
        }) {
     const TempFile f(header + api + bad + "\n" + api + "{\"end\":{}}\n");
     const RecordFile r = read_record_file(f.path(), 1000);
@@ -176,13 +191,16 @@ TEST(TraceRecords, BadLinesEndTheRecordsThere) {
   const TempFile after_end(header + "{\"end\":{}}\n" + api);
   EXPECT_FALSE(read_record_file(after_end.path(), 1000).complete);
   const TempFile huge(header + std::string(kMaxRecordLine + 10, 'x') + "\n");
-  EXPECT_NE(read_record_file(huge.path(), 1000).partial_reason.find("cut short"), std::string::npos);
+  EXPECT_NE(read_record_file(huge.path(), 1000).partial_reason.find("cut short"),
+            std::string::npos);
 }
 
 TEST(TraceRecords, NotARecordFileIsBadInput) {
-  for (const std::string& text : std::vector<std::string>{"", "{}\n", "{\"schema\":\"sdpa-prof/result\"}\n",
-                                 "{\"schema\":\"sdpa-prof/trace-records\",\"schema_version\":99,\"pid\":1,\"cupti\":\"\"}\n",
-                                 "no newline"}) {
+  for (const std::string& text :
+       std::vector<std::string>{"", "{}\n", "{\"schema\":\"sdpa-prof/result\"}\n",
+                                "{\"schema\":\"sdpa-prof/"
+                                "trace-records\",\"schema_version\":99,\"pid\":1,\"cupti\":\"\"}\n",
+                                "no newline"}) {
     const TempFile f(text);
     EXPECT_THROW(read_record_file(f.path(), 1000), InputError) << text;
   }
@@ -199,8 +217,9 @@ TEST(TraceRecords, BoundedRecordsAreCountedNotKept) {
 }
 
 TEST(TraceRecords, OtherProfilerIsReported) {
-  const TempFile f("{\"schema\":\"sdpa-prof/trace-records\",\"schema_version\":1,\"pid\":9,\"cupti\":\"\"}\n" +
-                   error_line(kRecordErrorOtherProfiler, "another CUPTI client holds CUPTI") + end_line());
+  const TempFile f(
+      "{\"schema\":\"sdpa-prof/trace-records\",\"schema_version\":1,\"pid\":9,\"cupti\":\"\"}\n" +
+      error_line(kRecordErrorOtherProfiler, "another CUPTI client holds CUPTI") + end_line());
   const RecordFile r = read_record_file(f.path(), 10);
   EXPECT_EQ(r.error_code, kRecordErrorOtherProfiler);
   EXPECT_TRUE(r.complete);
@@ -223,7 +242,8 @@ TEST(TraceRecords, WrittenLinesReadBack) {
   a.kind = ApiKind::driver;
   a.name = "cuGraphLaunch";
   a.thread_id = 99;
-  const TempFile f(record_file_header(1, "c") + record_line(k) + record_line(a) + record_line(MarkerRecord{3, 7, true, "r", "", 0, 0}) + end_line());
+  const TempFile f(record_file_header(1, "c") + record_line(k) + record_line(a) +
+                   record_line(MarkerRecord{3, 7, true, "r", "", 0, 0}) + end_line());
   const RecordFile r = read_record_file(f.path(), 10);
   ASSERT_TRUE(r.complete) << r.partial_reason;
   ASSERT_EQ(r.records.kernels.size(), 1u);
@@ -241,9 +261,11 @@ TEST(TraceRecords, WrittenLinesReadBack) {
 }
 
 TEST(ProgramResults, TimesAndSkipsMergeIntoTheTracedCases) {
-  const TracedProcess p = analyze_traced_process(read_record_file(kRecorded, 1000), arch_limits(9, 0), 132);
+  const TracedProcess p =
+      analyze_traced_process(read_record_file(kRecorded, 1000), arch_limits(9, 0), 132);
   std::vector<CaseResult> cases = p.cases;
-  const TempFile f(R"({"schema":"sdpa-prof/program-results","schema_version":1,"source":"pytorch 2.11.0, cuDNN 91900",
+  const TempFile f(
+      R"({"schema":"sdpa-prof/program-results","schema_version":1,"source":"pytorch 2.11.0, cuDNN 91900",
     "cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16_causal","status":"ok","warmup":3,"cold_cache":true,
               "samples_ms":[0.2,0.1,0.3]},
              {"range":"sdpa-prof/torch:cudnn/B8_H16_S1024_D64_bf16_causal","status":"skipped","reason":"No available kernel."}]})");
@@ -254,22 +276,25 @@ TEST(ProgramResults, TimesAndSkipsMergeIntoTheTracedCases) {
   EXPECT_DOUBLE_EQ(flash.timing->median_ms, 0.2);
   EXPECT_EQ(flash.timing->samples, 3);
   EXPECT_EQ(flash.source, "pytorch 2.11.0, cuDNN 91900");
-  EXPECT_FALSE(find_case(cases, "torch:naive")->timing.has_value());  // traced, not timed by the program
+  EXPECT_FALSE(
+      find_case(cases, "torch:naive")->timing.has_value());  // traced, not timed by the program
   const CaseResult& cudnn = *find_case(cases, "torch:cudnn");
   EXPECT_EQ(cudnn.status, CaseStatus::skipped);
   EXPECT_EQ(cudnn.reason, "No available kernel.");
 }
 
 TEST(ProgramResults, HostileFilesAreBadInput) {
-  for (const std::string& text : std::vector<std::string>{
-           R"({"schema":"other"})",
-           R"({"schema":"sdpa-prof/program-results","schema_version":1,"source":"x","cases":[{"range":"nope","status":"ok","samples_ms":[1]}]})",
-           R"({"schema":"sdpa-prof/program-results","schema_version":1,"source":"x","cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16","status":"ok","samples_ms":[]}]})",
-           R"({"schema":"sdpa-prof/program-results","schema_version":1,"source":"x","cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16","status":"ok","samples_ms":[-1]}]})",
-           R"({"schema":"sdpa-prof/program-results","schema_version":1,"source":"x","cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16","status":"maybe"}]})",
-           R"({"schema":"sdpa-prof/program-results","schema_version":2,"source":"x","cases":[]})",
-           "{", "",
-       }) {
+  for (
+      const std::string& text : std::vector<std::string>{
+          R"({"schema":"other"})",
+          R"({"schema":"sdpa-prof/program-results","schema_version":1,"source":"x","cases":[{"range":"nope","status":"ok","samples_ms":[1]}]})",
+          R"({"schema":"sdpa-prof/program-results","schema_version":1,"source":"x","cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16","status":"ok","samples_ms":[]}]})",
+          R"({"schema":"sdpa-prof/program-results","schema_version":1,"source":"x","cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16","status":"ok","samples_ms":[-1]}]})",
+          R"({"schema":"sdpa-prof/program-results","schema_version":1,"source":"x","cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16","status":"maybe"}]})",
+          R"({"schema":"sdpa-prof/program-results","schema_version":2,"source":"x","cases":[]})",
+          "{",
+          "",
+      }) {
     const TempFile f(text);
     EXPECT_THROW(read_program_results(f.path()), InputError) << text;
   }
