@@ -27,7 +27,7 @@ namespace {
 constexpr const char* kInjectionLibrary = "libsdpa-prof-inject.so";
 constexpr const char* kInjectionOverrideEnv = "SDPA_PROF_INJECT_LIBRARY";
 // Records kept per process; a program that launches more is reported on the first ones.
-constexpr std::size_t kMaxRecordsPerProcess = std::size_t{8} << 20;
+constexpr std::size_t kMaxRecordsPerProcess = std::size_t{4} << 20;
 
 // A private folder for the records, removed with everything in it when the trace is done.
 class RecordFolder {
