@@ -31,16 +31,6 @@ constexpr const char* kExamples = R"(Examples:
 Exit codes: 0 success, 1 a case failed verification, 2 bad input, 3 no usable GPU.
 )";
 
-std::string join_command_line(int argc, const char* const* argv) {
-  std::string line;
-  for (int i = 0; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.find_first_of(" \t\"'") != std::string::npos) arg = "'" + arg + "'";
-    line += (i == 0 ? "" : " ") + arg;
-  }
-  return line;
-}
-
 // `run` is the default subcommand: anything that is not a known subcommand goes to it.
 std::vector<std::string> with_default_subcommand(int argc, const char* const* argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -232,7 +222,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
     return result;
   }
 
-  o.command_line = join_command_line(argc, argv);
+  o.command_line = command_line_text(std::vector<std::string>(argv, argv + argc));
   for (const CLI::Option* f : file_options)
     if (f->count() > 0 && f->as<std::string>().empty())
       throw InputError(fmt::format("{}: expected a file name, got ''", f->get_name()));

@@ -132,8 +132,7 @@ int start() {
   if (subscribed == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
     return give_up(in, kRecordErrorOtherProfiler,
                    "another CUPTI client (Nsight Systems, Nsight Compute, torch.profiler, ...) "
-                   "already holds CUPTI "
-                   "in the traced process");
+                   "already holds CUPTI in the traced process");
   if (subscribed != CUPTI_SUCCESS)
     return give_up(in, "cupti",
                    fmt::format("cuptiSubscribe failed: {}", cupti_result_text(subscribed)));

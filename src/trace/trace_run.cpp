@@ -14,6 +14,7 @@
 #include "io/record_file.h"
 #include "model/case_key.h"
 #include "model/errors.h"
+#include "model/number_text.h"
 #include "profile/occupancy.h"
 #include "trace/child_process.h"
 #include "trace/program_results.h"
@@ -51,12 +52,6 @@ class RecordFolder {
  private:
   std::string path_;
 };
-
-std::string joined(const std::vector<std::string>& words) {
-  std::string line;
-  for (const std::string& w : words) line += (line.empty() ? "" : " ") + w;
-  return line;
-}
 
 // Each process's record file, by pid (the order processes were started, for the usual pids).
 std::vector<std::string> record_files(const std::string& folder) {
@@ -99,7 +94,7 @@ TraceOutcome run_traced(const TraceRequest& request) {
         "here, and trace needs that place; run trace outside it",
         other));
   TraceOutcome out;
-  out.info.command = joined(request.command);
+  out.info.command = command_line_text(request.command);
   const RecordFolder folder;
   const std::string results_path = folder.path() + "/program-results.json";
   ChildOptions child;
