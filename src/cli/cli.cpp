@@ -24,26 +24,19 @@ constexpr const char* kExamples = R"(Examples:
   sdpa-prof report out.json --format md         a saved run as a table, Markdown or CSV
   sdpa-prof report out.json --html out.html     a saved run as one page to share (no GPU)
   sdpa-prof ceilings                            the GPU's measured GEMM and copy ceilings
+  sdpa-prof trace --kernels -- python3 scripts/torch_sdpa.py --seq 1024
+                                                any CUDA program profiled from outside, exit code passed on
+  sdpa-prof --backend all --seq 4096 --with-torch   PyTorch's own paths in the same table
 
 Exit codes: 0 success, 1 a case failed verification, 2 bad input, 3 no usable GPU.
 )";
-
-std::string join_command_line(int argc, const char* const* argv) {
-  std::string line;
-  for (int i = 0; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.find_first_of(" \t\"'") != std::string::npos) arg = "'" + arg + "'";
-    line += (i == 0 ? "" : " ") + arg;
-  }
-  return line;
-}
 
 // `run` is the default subcommand: anything that is not a known subcommand goes to it.
 std::vector<std::string> with_default_subcommand(int argc, const char* const* argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   const bool has_subcommand = !args.empty() && (args[0] == "run" || args[0] == "list" ||
                                                 args[0] == "compare" || args[0] == "report" ||
-                                                args[0] == "ceilings");
+                                                args[0] == "ceilings" || args[0] == "trace");
   const bool top_level_only = !args.empty() && args[0] == "--version";
   if (!has_subcommand && !top_level_only) args.insert(args.begin(), "run");
   return args;
@@ -102,6 +95,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   CLI::App* compare = app.add_subcommand("compare", "compare two result files; exit 1 on a regression");
   CLI::App* report = app.add_subcommand("report", "print a saved result file (no GPU needed)");
   CLI::App* ceilings = app.add_subcommand("ceilings", "measure (once, then cached) the GPU's GEMM rate and copy bandwidth");
+  CLI::App* trace = app.add_subcommand("trace", "run a command with CUPTI injected and profile it: sdpa-prof trace [options] -- CMD [ARGS...]");
   ceilings->add_flag("--remeasure", o.remeasure, "measure again instead of reading the cache");
   ceilings->add_option("--device", o.device, "CUDA device ordinal");
   run->footer(kExamples);
@@ -200,8 +194,30 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   report->add_option("--html", o.html_path, "also write the result as one self-contained HTML page");
   add_table_flags(report, report_table);
   compare->add_option("--html", o.html_path, "also write the comparison as one self-contained HTML page");
+  file_options.push_back(trace->add_option("--json", o.json_path, "write the traced cases as JSON to this file"));
+  file_options.push_back(trace->add_option("--md", o.md_path, "write the traced cases as a Markdown table to this file"));
+  file_options.push_back(trace->add_option("--csv", o.csv_path, "write the traced cases as CSV to this file"));
+  file_options.push_back(trace->add_option("--timeline", o.timeline_path,
+                                           "write the traced processes' records as a Chrome trace-event JSON file (Perfetto, chrome://tracing)"));
+  std::string trace_timeline_max_mb;
+  CLI::Option* trace_timeline_max_mb_opt = trace->add_option(
+      "--timeline-max-mb", trace_timeline_max_mb, "the timeline's size cap in MiB; past it later events are left out (default 256)");
+  trace->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
+  trace->add_option("--device", o.device, "CUDA device whose limits the occupancy uses");
+  TableFlags trace_table;
+  add_table_flags(trace, trace_table);
+  run->add_flag("--with-torch", o.with_torch,
+                "also run PyTorch's own paths (scripts/torch_sdpa.py under trace) on the same problems: rows torch:<backend>");
 
-  const std::vector<std::string> args = with_default_subcommand(argc, argv);
+  std::vector<std::string> args = with_default_subcommand(argc, argv);
+  // trace's command is everything after its "--", CMD's own flags included: CLI11 never sees it.
+  if (!args.empty() && args[0] == "trace") {
+    const auto dashes = std::find(args.begin(), args.end(), "--");
+    if (dashes != args.end()) {
+      o.trace_command.assign(dashes + 1, args.end());
+      args.erase(dashes, args.end());
+    }
+  }
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them in reverse
   try {
     app.parse(reversed);
@@ -211,7 +227,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
     return result;
   }
 
-  o.command_line = join_command_line(argc, argv);
+  o.command_line = command_line_text(std::vector<std::string>(argv, argv + argc));
   for (const CLI::Option* f : file_options)
     if (f->count() > 0 && f->as<std::string>().empty())
       throw InputError(fmt::format("{}: expected a file name, got ''", f->get_name()));
@@ -222,6 +238,17 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   }
   if (ceilings->parsed()) {
     o.command = Command::ceilings;
+    return result;
+  }
+  if (trace->parsed()) {
+    o.command = Command::trace;
+    if (o.trace_command.empty())
+      throw InputError("trace: give the command to run after --: sdpa-prof trace [options] -- CMD [ARGS...]");
+    apply_table_flags(o.table, trace_table.wide, trace_table.columns_opt, trace_table.columns, trace_table.quiet);
+    if (trace_timeline_max_mb_opt->count() > 0) {
+      if (o.timeline_path.empty()) throw InputError("--timeline-max-mb needs --timeline FILE");
+      o.timeline_max_mb = integer_in("--timeline-max-mb", trace_timeline_max_mb, 1, int64_t{1} << 20);
+    }
     return result;
   }
   if (compare->parsed() || report->parsed()) {

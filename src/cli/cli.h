@@ -1,4 +1,5 @@
-// Command-line parsing: `sdpa-prof [run] [options]`, `list`, `compare`, `report`, `ceilings`;
+// Command-line parsing: `sdpa-prof [run] [options]`, `list`, `compare`, `report`, `ceilings`,
+// `trace [options] -- CMD [ARGS...]`;
 // the run options of each sweep axis come from the axis table.
 #pragma once
 
@@ -12,7 +13,7 @@
 
 namespace sdpa {
 
-enum class Command { run, list, compare, report, ceilings };
+enum class Command { run, list, compare, report, ceilings, trace };
 
 struct CliOptions {
   Command command = Command::run;
@@ -41,7 +42,10 @@ struct CliOptions {
   // for (main fills `table.style` from the terminal in front of stdout).
   TableOptions table;
   std::string html_path;  // run, report, compare: one self-contained HTML page
-  std::string timeline_path;     // run: the profile passes as Chrome trace-event JSON
+  // trace: the command after "--", run with our injection library
+  std::vector<std::string> trace_command;
+  bool with_torch = false;        // run: PyTorch's own paths on the same problems, under trace
+  std::string timeline_path;      // run, trace: the recorded activity as Chrome trace-event JSON
   int64_t timeline_max_mb = 256;  // --timeline-max-mb: the timeline's size cap
 };
 

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "gpu/nvml.h"
@@ -29,6 +30,8 @@
 #include "report/report.h"
 #include "run/runner.h"
 #include "io/time_text.h"
+#include "trace/torch_paths.h"
+#include "trace/trace_run.h"
 #include "cli/case_watchdog.h"
 #include "cli/interrupts.h"
 #include "cli/timeline_output.h"
@@ -96,6 +99,29 @@ void print_dry_run(const SweepPlan& plan, std::ostream& out) {
                          p.shape_label(), dtype_name(p.dtype), p.causal ? "yes" : "no",
                          gib_text(predicted_case_bytes(p, e)), note);
     }
+}
+
+// --with-torch: PyTorch's paths on the same problems, when python3 can import torch.
+void add_torch_cases(const CliOptions& o, const SweepPlan& plan, RunReport& report, std::ostream& progress) {
+  std::vector<std::string> ours;
+  for (const BackendChoice& c : plan.backends) ours.emplace_back(c.entry->name);
+  const std::vector<std::string> torch = torch_backends_for(ours);
+  if (torch.empty()) {
+    progress << "sdpa-prof: --with-torch: PyTorch has no path for these backends\n";
+    return;
+  }
+  if (const std::string why = torch_unavailable(); !why.empty()) {
+    progress << "sdpa-prof: --with-torch: " << why << ": no torch rows\n";
+    return;
+  }
+  progress << fmt::format("PyTorch: {} on {} problem(s) under trace\n", fmt::join(torch, ", "), plan.problems.size());
+  TorchRun run = run_torch_paths(plan.problems, torch, o.device);
+  for (const std::string& note : run.notes) progress << "sdpa-prof: note: " << note << "\n";
+  for (CaseResult& c : run.cases) {
+    progress << fmt::format("{} {} {}: {}{}\n", c.backend, c.problem.shape_label(), dtype_name(c.problem.dtype),
+                            status_name(c.status), c.timing ? fmt::format(" {:.3f} ms", c.timing->median_ms) : "");
+    report.cases.push_back(std::move(c));
+  }
 }
 
 }  // namespace
@@ -216,6 +242,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   SweepResult swept = run_sweep(plan, device, report.environment.seed, timing, on_case, profiler.get(), on_start,
                                 counters.get(), on_records);
   watchdog.reset();
+  if (o.with_torch && swept.stopped_because.empty()) add_torch_cases(o, plan, report, progress);
 
   const int signal = InterruptGuard::signal_seen();
   if (!swept.stopped_because.empty()) {
@@ -232,6 +259,48 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   if (signal != 0) return 128 + signal;
   if (report.partial) return kExitGpuFailed;
   return report.any_failed() ? kExitCaseFailed : kExitOk;
+}
+
+int trace_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
+  check_outputs({{"--json", o.json_path}, {"--csv", o.csv_path}, {"--md", o.md_path}, {"--timeline", o.timeline_path}}, {});
+  TraceRequest request{o.trace_command, find_injection_library(), o.device, !o.timeline_path.empty()};
+  TraceOutcome traced = run_traced(request);
+  if (!traced.not_started.empty()) {
+    progress << "sdpa-prof: trace: " << traced.not_started << "\n";
+    return traced.exit_code;
+  }
+  if (!traced.refused.empty()) throw InputError(traced.refused);
+  for (const std::string& note : traced.notes) progress << "sdpa-prof: note: " << note << "\n";
+
+  RunReport report;
+  report.environment = Environment{kToolVersion, kGitSha, o.command_line, host_name(), utc_now_iso8601(), 0, traced.device, {}, {}, {}, {}};
+  std::string cupti;
+  for (const ProcessTrace& p : traced.info.processes)
+    if (cupti.empty()) cupti = p.cupti;
+  report.environment.profiler = Profiler{!traced.info.processes.empty(),
+                                         traced.info.processes.empty() ? "no process of the traced command initialized CUDA"
+                                                                       : fmt::format("{}, injected into the traced command", cupti)};
+  report.environment.counters = Profiler{false, "not collected for a traced program (activity records only)"};
+  report.cases = traced.cases;
+  report.trace = traced.info;
+  for (const ProcessTrace& p : traced.info.processes)
+    if (p.partial && !report.partial) {
+      report.partial = true;
+      report.partial_reason = fmt::format("process {}: {}", p.pid, p.partial_reason);
+    }
+  if (!report.cases.empty()) {
+    out << format_table(report, o.table);
+    if (o.kernels) out << format_kernels(report, o.table.style);
+  }
+  out << format_trace(*report.trace);
+  write_outputs(o, report, progress);
+  if (!o.timeline_path.empty()) {
+    TimelineRecorder timeline(static_cast<uint64_t>(o.timeline_max_mb) << 20);
+    for (ProcessRecords& p : traced.records)
+      timeline.add(std::move(p.records), static_cast<uint32_t>(p.pid), fmt::format("{} (pid {})", report.trace->command, p.pid));
+    timeline.write(o.timeline_path, traced.device ? traced.device->name : "GPU", progress);
+  }
+  return traced.exit_code;
 }
 
 int ceilings_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
@@ -288,6 +357,7 @@ int report_command(const CliOptions& o, std::ostream& out, std::ostream& progres
   } else {
     out << format_table(report, o.table);
     if (o.kernels) out << format_kernels(report, o.table.style);
+    if (report.trace) out << format_trace(*report.trace);
   }
   if (!o.html_path.empty()) {
     write_file_atomically(o.html_path, format_html(report));

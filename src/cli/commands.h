@@ -13,5 +13,8 @@ int list_command(std::ostream& out);
 int ceilings_command(const CliOptions& options, std::ostream& out, std::ostream& progress);
 int compare_command(const CliOptions& options, std::ostream& out, std::ostream& err);
 int report_command(const CliOptions& options, std::ostream& out, std::ostream& progress);
+// Returns the traced command's exit code (127 when it is not found); 2 when another profiler
+// holds CUPTI in it.
+int trace_command(const CliOptions& options, std::ostream& out, std::ostream& progress);
 
 }  // namespace sdpa

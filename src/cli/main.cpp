@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
         return ceilings_command(options, std::cout, std::cerr);
       case Command::report:
         return report_command(options, std::cout, std::cerr);
+      case Command::trace:
+        return trace_command(options, std::cout, std::cerr);
       case Command::run:
         break;
     }

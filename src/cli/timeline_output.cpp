@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -25,19 +27,28 @@ uint64_t count(const ActivityRecords& r) {
 }  // namespace
 
 void TimelineRecorder::add(ActivityRecords&& records) {
+  add(std::move(records), static_cast<uint32_t>(::getpid()), "sdpa-prof run");
+}
+
+void TimelineRecorder::add(ActivityRecords&& records, uint32_t process_id, const std::string& process_name) {
   const uint64_t n = count(records);
   if (left_out_ > 0 || (kept_records_ + n) * kMinEventBytes > max_bytes_) {  // a prefix of the run, no holes
     left_out_ += n;
     return;
   }
   kept_records_ += n;
-  kept_.push_back(std::move(records));
+  kept_.push_back(Kept{process_id, process_name, std::move(records)});
 }
 
 void TimelineRecorder::write(const std::string& path, const std::string& device_name,
                              std::ostream& progress) const {
-  TimelineProcess process{"sdpa-prof run", static_cast<uint32_t>(::getpid()), device_name, 0, {}};
-  for (const ActivityRecords& r : kept_) process.record_sets.push_back(&r);
+  std::vector<TimelineProcess> processes;
+  for (const Kept& k : kept_) {
+    auto p = std::find_if(processes.begin(), processes.end(),
+                          [&](const TimelineProcess& t) { return t.process_id == k.process_id; });
+    if (p == processes.end()) p = processes.insert(processes.end(), TimelineProcess{k.process_name, k.process_id, device_name, 0, {}});
+    p->record_sets.push_back(&k.records);
+  }
   TimelineOptions options;
   options.max_bytes = max_bytes_;
   options.kernel_label = [](const std::string& name) {
@@ -45,7 +56,7 @@ void TimelineRecorder::write(const std::string& path, const std::string& device_
   };
   options.records_left_out = left_out_;
   AtomicFileStream file(path);
-  const TimelineSummary s = write_timeline(file.stream(), {process}, options);
+  const TimelineSummary s = write_timeline(file.stream(), processes, options);
   file.commit();
   progress << fmt::format(
       "wrote {} ({} kernels, {} memcpys, {} memsets, {} API calls, {} NVTX ranges)\n", path,

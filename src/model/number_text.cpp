@@ -51,4 +51,13 @@ std::string echo(std::string_view text) {
   return fmt::format("'{}'", text);
 }
 
+std::string command_line_text(const std::vector<std::string>& words) {
+  std::string line;
+  for (const std::string& word : words) {
+    if (!line.empty()) line += ' ';
+    line += word.find_first_of(" \t\"'") != std::string::npos ? "'" + word + "'" : word;
+  }
+  return line;
+}
+
 }  // namespace sdpa

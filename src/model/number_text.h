@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sdpa {
 
@@ -20,5 +21,8 @@ double number_above(std::string_view what, std::string_view text, double low, bo
 
 // 'text', shortened when long: what an error message may echo of a hostile value.
 std::string echo(std::string_view text);
+
+// A command's words joined as a shell reads them back: a word with a space or a quote in quotes.
+std::string command_line_text(const std::vector<std::string>& words);
 
 }  // namespace sdpa

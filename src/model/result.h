@@ -13,6 +13,7 @@
 #include "model/problem.h"
 #include "model/profile.h"
 #include "model/sweep.h"
+#include "model/trace.h"
 
 namespace sdpa {
 
@@ -62,8 +63,13 @@ struct BackendSetup {
   bool empty() const { return config.empty() && times_ms.empty(); }
 };
 
+inline constexpr const char* kSourceSdpaProf = "sdpa-prof";
+
 struct CaseResult {
   std::string backend;
+  // What ran it: "sdpa-prof" (our own backends), "pytorch 2.11.0, cuDNN 91900" (scripts/torch_sdpa.py
+  // under trace), "traced: CMD" (another traced program).
+  std::string source = kSourceSdpaProf;
   Problem problem;
   CaseStatus status = CaseStatus::skipped;
   std::string reason;           // why skipped or failed
@@ -108,6 +114,7 @@ struct RunReport {
   // --case-timeout): the cases here are those that ran.
   bool partial = false;
   std::string partial_reason;
+  std::optional<TraceInfo> trace;  // set by `trace`: the command and its processes
 
   bool any_failed() const;
 };

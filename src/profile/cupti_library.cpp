@@ -54,6 +54,9 @@ Loaded load() {
   resolve(library, "cuptiActivityFlushAll", a.cuptiActivityFlushAll, l.error);
   resolve(library, "cuptiActivityGetNextRecord", a.cuptiActivityGetNextRecord, l.error);
   resolve(library, "cuptiActivityGetNumDroppedRecords", a.cuptiActivityGetNumDroppedRecords, l.error);
+  resolve(library, "cuptiActivityFlushPeriod", a.cuptiActivityFlushPeriod, l.error);
+  resolve(library, "cuptiSubscribe", a.cuptiSubscribe, l.error);
+  resolve(library, "InitializeInjectionNvtx2", a.InitializeInjectionNvtx2, l.error);
   if (!l.error.empty()) return l;
   CuptiProfilerApi& p = l.profiler;
   std::string& perr = l.profiler_error;

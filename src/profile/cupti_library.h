@@ -26,6 +26,10 @@ struct CuptiApi {
   decltype(&::cuptiActivityFlushAll) cuptiActivityFlushAll = nullptr;
   decltype(&::cuptiActivityGetNextRecord) cuptiActivityGetNextRecord = nullptr;
   decltype(&::cuptiActivityGetNumDroppedRecords) cuptiActivityGetNumDroppedRecords = nullptr;
+  decltype(&::cuptiActivityFlushPeriod) cuptiActivityFlushPeriod = nullptr;
+  decltype(&::cuptiSubscribe) cuptiSubscribe = nullptr;
+  // NVTX's entry point into CUPTI, which the injection library hands NVTX to (src/inject).
+  int (*InitializeInjectionNvtx2)(const void* (*get_export_table)(uint32_t)) = nullptr;
   std::string path;      // the file that loaded
   uint32_t version = 0;  // cuptiGetVersion: the API version, e.g. 130001
 };

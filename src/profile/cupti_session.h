@@ -5,13 +5,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <utility>
 
 #include "model/activity.h"
+#include "profile/activity_parse.h"
 #include "profile/cupti_library.h"
 
 namespace sdpa {
@@ -53,12 +52,11 @@ class CuptiSession {
   static void buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, std::size_t size,
                                std::size_t valid_size);
   void parse(CUcontext context, uint32_t stream_id, uint8_t* buffer, std::size_t valid_size);
-  ApiRecord api_record(const CUpti_ActivityAPI& a);  // under mutex_: fills callback_names_
 
   const CuptiApi& api_;
   std::mutex mutex_;  // CUPTI delivers buffers on its own thread
+  ActivityParser parser_;  // under mutex_
   ActivityRecords records_;
-  std::map<std::pair<ApiKind, uint32_t>, std::string> callback_names_;  // one cuptiGetCallbackName per call kind
   std::exception_ptr callback_error_;  // a CUPTI call that failed in a callback, raised by finish()
 };
 

@@ -2,7 +2,6 @@
 
 #include <nvtx3/nvToolsExt.h>
 
-#include <algorithm>
 #include <utility>
 
 #include <fmt/format.h>
@@ -24,19 +23,13 @@ class NvtxRange {
 
 }  // namespace
 
-std::string nvtx_range_prefix(const std::string& backend, const Problem& p) {
-  std::string shape = p.shape_label();
-  std::replace(shape.begin(), shape.end(), ' ', '_');
-  return fmt::format("sdpa-prof/{}/{}_{}{}", backend, shape, dtype_name(p.dtype), p.causal ? "_causal" : "");
-}
-
 CaseProfile profile_forwards(CuptiSession& session, const std::function<void(cudaStream_t)>& forward,
-                             cudaStream_t stream, const std::string& range_prefix, int forwards,
+                             cudaStream_t stream, const std::string& prefix, int forwards,
                              const DeviceInfo& device, ActivityRecords* records) {
   std::vector<ForwardWindow> windows;
   CuptiSession::Pass pass(session);
   for (int i = 0; i < forwards; ++i) {
-    ForwardWindow w{fmt::format("{}/fwd{}", range_prefix, i), session.timestamp(), 0};
+    ForwardWindow w{fmt::format("{}/fwd{}", prefix, i), session.timestamp(), 0};
     {
       const NvtxRange range(w.name);
       forward(stream);

@@ -13,13 +13,11 @@
 
 namespace sdpa {
 
-// "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal": forward i's range adds "/fwd<i>".
-std::string nvtx_range_prefix(const std::string& backend, const Problem& problem);
-
-// Runs `forwards` forwards, each synchronized before the next, and profiles them; `records`,
+// Runs `forwards` forwards, each synchronized before the next and forward i in the NVTX range
+// "<prefix>/fwd<i>" (prefix: range_prefix() of model/range_name.h), and profiles them; `records`,
 // when given, receives what the pass recorded (for the timeline).
 CaseProfile profile_forwards(CuptiSession& session, const std::function<void(cudaStream_t)>& forward,
-                             cudaStream_t stream, const std::string& range_prefix, int forwards,
+                             cudaStream_t stream, const std::string& prefix, int forwards,
                              const DeviceInfo& device, ActivityRecords* records = nullptr);
 
 }  // namespace sdpa

@@ -37,12 +37,14 @@ std::string format_comparison_table(const Comparison& c, const TextStyle& style)
   std::string out;
   for (const std::string& d : c.environment_differences)
     out += paint("environment differs: " + d, Tone::warn, style.colour) + "\n";
-  out += fmt::format("{:<14} {:<26} {:<5} {:<6} {:>10} {:>10} {:>8} {:>7}  {}\n", "backend", "shape",
+  std::size_t width = 14;  // wider for names such as torch:naive-inplace
+  for (const CaseComparison& k : c.cases) width = std::max(width, k.backend.size());
+  out += fmt::format("{:<{}} {:<26} {:<5} {:<6} {:>10} {:>10} {:>8} {:>7}  {}\n", "backend", width, "shape",
                      "dtype", "causal", "base ms", "new ms", "change", "noise", "verdict");
   for (const CaseComparison& k : c.cases) {
     std::string verdict = k.regression ? fmt::format("REGRESSION ({})", verdict_text(k)) : verdict_text(k);
     if (!k.note.empty()) verdict += ": " + k.note;
-    out += fmt::format("{:<14} {:<26} {:<5} {:<6} {:>10} {:>10} {:>8} {:>6.1f}%  {}\n", k.backend,
+    out += fmt::format("{:<{}} {:<26} {:<5} {:<6} {:>10} {:>10} {:>8} {:>6.1f}%  {}\n", k.backend, width,
                        k.problem.shape_label(), dtype_name(k.problem.dtype),
                        k.problem.causal ? "yes" : "no", ms_cell(k.base_ms), ms_cell(k.new_ms),
                        change_cell(k), 100 * k.noise, paint(verdict, verdict_tone(k), style.colour));

@@ -42,6 +42,8 @@ std::string format_kernels(const RunReport& report, const TextStyle& style = {})
 // The same rows as a Markdown table with every column (for pull requests and docs) and as CSV
 // (for spreadsheets).
 std::string format_markdown(const RunReport& report);
+// What `trace` saw beyond its cases: each process, and its GPU work outside the case ranges.
+std::string format_trace(const TraceInfo& trace);
 std::string format_csv(const RunReport& report);
 
 // One self-contained HTML page (no network, no external scripts or fonts): the environment, the

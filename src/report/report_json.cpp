@@ -12,6 +12,7 @@
 #include "model/errors.h"
 #include "report/report.h"
 #include "report/report_json_profile.h"
+#include "report/report_json_trace.h"
 
 namespace sdpa {
 namespace {
@@ -186,6 +187,7 @@ json roofline_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilin
 
 json case_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilings) {
   json j{{"backend", c.backend},
+         {"source", c.source},
          {"problem", problem_to_json(c.problem)},
          {"status", status_name(c.status)},
          {"predicted_bytes", c.predicted_bytes}};
@@ -231,6 +233,7 @@ CaseResult case_from_json(const JsonFields& j) {
   constexpr int64_t kMaxBytes = int64_t{1} << 62;
   CaseResult c;
   c.backend = j.text("backend");
+  c.source = j.text_or("source", kSourceSdpaProf);  // before trace: only our own backends
   c.problem = problem_from_json(j.object("problem"));
   c.status = status_from_json(j);
   c.reason = j.text_or("reason", "");
@@ -272,7 +275,7 @@ json report_to_json(const RunReport& r) {
   env["counters"] = {{"enabled", e.counters.enabled}, {"description", e.counters.description}};
   json cases = json::array();
   for (const CaseResult& c : r.cases) cases.push_back(case_to_json(c, e.ceilings));
-  return json{{"schema", "sdpa-prof/result"},
+  json doc{{"schema", "sdpa-prof/result"},
               {"schema_version", kResultSchemaVersion},
               {"flop_count", kFlopCountConvention},
               {"environment", env},
@@ -280,6 +283,8 @@ json report_to_json(const RunReport& r) {
               {"partial", r.partial},
               {"partial_reason", r.partial_reason},
               {"cases", cases}};
+  if (r.trace) doc["trace"] = trace_to_json(*r.trace);
+  return doc;
 }
 
 RunReport report_from_json(const json& doc) {
@@ -316,6 +321,7 @@ RunReport report_from_json(const json& doc) {
   r.config = parse_config(config.dump(), "the result's config");
   r.partial = j.boolean_or("partial", false);
   r.partial_reason = j.text_or("partial_reason", "");
+  if (j.has("trace")) r.trace = trace_from_json(j.object("trace"));
   const json& cases = j.array("cases");
   std::unordered_set<CaseKey, CaseKeyHash> seen;
   for (std::size_t i = 0; i < cases.size(); ++i) {

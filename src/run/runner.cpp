@@ -11,6 +11,7 @@
 #include "measure/l2_clean.h"
 #include "profile/counter_pass.h"
 #include "profile/host_cost.h"
+#include "model/range_name.h"
 #include "profile/profile_pass.h"
 #include "random_fill.h"
 #include "reference.h"
@@ -98,7 +99,7 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
     return r;
   }
   if (profiler != nullptr)
-    r.profile = profile_forwards(*profiler, forward, stream, nvtx_range_prefix(r.backend, p), kProfileForwards, device,
+    r.profile = profile_forwards(*profiler, forward, stream, range_prefix(r.backend, p), kProfileForwards, device,
                                  records);
   if (r.profile && counters != nullptr) {
     // Each pass starts with a cold L2 (unless the samples run hot), and a clean one: what is

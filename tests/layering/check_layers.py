@@ -18,7 +18,9 @@ ALLOWED = {
     "run": {"model", "gpu", "measure", "profile", "backends", "kernels"},
     "compare": {"model"},
     "report": {"model", "io", "compare"},
-    "cli": {"model", "io", "gpu", "measure", "profile", "backends", "run", "compare", "report"},
+    "inject": {"model", "io", "gpu", "profile"},
+    "trace": {"model", "io", "gpu", "measure", "profile", "inject"},
+    "cli": {"model", "io", "gpu", "measure", "profile", "backends", "run", "compare", "report", "trace"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""PyTorch's own attention paths, each forward in an NVTX range that `sdpa-prof trace` reads.
+
+Runs PyTorch's naive attention (out-of-place and in-place masked fill) and
+scaled_dot_product_attention with each backend (math, efficient, flash, cudnn) under
+torch.no_grad(), on the shape given with sdpa-prof's own flags. Each backend: a warm-up, a few
+forwards each in the range sdpa-prof/torch:<backend>/<problem>/fwd<i> (the grammar of the README,
+"trace"), then timed samples like `sdpa-prof run` times them (L2 flushed before each sample,
+CUDA events, median). Under `sdpa-prof trace` (SDPA_PROF_RESULTS set) the times, the skips with
+PyTorch's reasons and the torch and cuDNN versions go to the file it names; alone, a table.
+
+    sdpa-prof trace --kernels -- python3 scripts/torch_sdpa.py --seq 1024
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import warnings
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from torch_baseline import naive
+
+SDPA_BACKENDS = {
+    "math": SDPBackend.MATH,
+    "efficient": SDPBackend.EFFICIENT_ATTENTION,
+    "flash": SDPBackend.FLASH_ATTENTION,
+    "cudnn": SDPBackend.CUDNN_ATTENTION,
+}
+BACKENDS = ["naive", "naive-inplace", *SDPA_BACKENDS]
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def problem_label(a):
+    """The problem part of a case range: B8_H16_S1024_D64_bf16_causal (Hkv, Skv only when they differ)."""
+    s = f"B{a.batch}_H{a.heads}"
+    if a.kv_heads != a.heads:
+        s += f"_Hkv{a.kv_heads}"
+    s += f"_S{a.seq}"
+    if a.seq_kv != a.seq:
+        s += f"_Skv{a.seq_kv}"
+    return s + f"_D{a.head_dim}_{a.dtype}" + ("_causal" if a.causal else "")
+
+
+def forward_fn(backend, q, k, v, mask, causal):
+    gqa = q.shape[1] != k.shape[1]
+    if backend in ("naive", "naive-inplace"):
+        if gqa:  # the naive path has no grouped heads: K and V repeated to every query head
+            k, v = (t.repeat_interleave(q.shape[1] // t.shape[1], dim=1) for t in (k, v))
+        return lambda: naive(q, k, v, mask, inplace=backend == "naive-inplace")
+
+    def run():
+        with sdpa_kernel(SDPA_BACKENDS[backend]):
+            return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
+    return run
+
+
+def refusal(fn):
+    """PyTorch's own reason when it refuses the backend for this problem, or None."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            fn()
+            torch.cuda.synchronize()
+            return None
+        except RuntimeError as e:
+            said = [str(w.message) for w in seen] + [str(e).strip()]
+            return " ".join(" ".join(s.split()) for s in said if s)
+
+
+def timed_samples(fn, flush, samples):
+    """CUDA-event times of `samples` forwards, the L2 flushed before each."""
+    times = []
+    for _ in range(samples):
+        flush.zero_()
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return times
+
+
+def run_backend(name, fn, a, flush):
+    prefix = f"sdpa-prof/torch:{name}/{problem_label(a)}"
+    reason = refusal(fn)
+    if reason is not None:
+        return {"range": prefix, "status": "skipped", "reason": reason}
+    torch.cuda.nvtx.range_push(f"torch_sdpa warm-up torch:{name}")
+    for _ in range(a.warmup):
+        fn()
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_pop()
+    for i in range(a.forwards):
+        torch.cuda.nvtx.range_push(f"{prefix}/fwd{i}")
+        fn()
+        torch.cuda.nvtx.range_pop()
+        torch.cuda.synchronize()  # forwards apart, as sdpa-prof's profile pass keeps them
+    torch.cuda.nvtx.range_push(f"torch_sdpa timing torch:{name}")
+    times = timed_samples(fn, flush, a.samples)
+    torch.cuda.nvtx.range_pop()
+    return {"range": prefix, "status": "ok", "warmup": a.warmup, "cold_cache": True, "samples_ms": times}
+
+
+def positive(text):
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--backend", default="all", help=f"comma-separated, or all: {','.join(BACKENDS)}")
+    ap.add_argument("--batch", type=positive, default=8)
+    ap.add_argument("--heads", type=positive, default=16)
+    ap.add_argument("--kv-heads", type=positive, help="key/value heads (default: --heads)")
+    ap.add_argument("--seq", type=positive, default=1024)
+    ap.add_argument("--seq-kv", type=positive, help="key/value length (default: --seq)")
+    ap.add_argument("--head-dim", type=positive, default=64)
+    ap.add_argument("--dtype", choices=sorted(DTYPES), default="bf16")
+    ap.add_argument("--causal", action=argparse.BooleanOptionalAction, default=True)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--forwards", type=positive, default=3, help="forwards in case ranges (the profile)")
+    ap.add_argument("--samples", type=positive, default=30, help="timed forwards")
+    a = ap.parse_args()
+    a.kv_heads = a.kv_heads or a.heads
+    a.seq_kv = a.seq_kv or a.seq
+    if a.heads % a.kv_heads != 0:
+        ap.error(f"--kv-heads {a.kv_heads} must divide --heads {a.heads}")
+    names = BACKENDS if a.backend == "all" else a.backend.split(",")
+    unknown = [n for n in names if n not in BACKENDS]
+    if unknown:
+        ap.error(f"unknown backend {unknown[0]!r}; the backends are {', '.join(BACKENDS)}")
+    a.backends = names
+    return a
+
+
+def main():
+    a = parse_args()
+    if not torch.cuda.is_available():
+        print("torch_sdpa.py: PyTorch sees no CUDA device", file=sys.stderr)
+        return 3
+    dtype = DTYPES[a.dtype]
+    q = torch.randn(a.batch, a.heads, a.seq, a.head_dim, device="cuda", dtype=dtype)
+    k, v = (torch.randn(a.batch, a.kv_heads, a.seq_kv, a.head_dim, device="cuda", dtype=dtype) for _ in range(2))
+    mask = torch.ones(a.seq, a.seq_kv, device="cuda", dtype=torch.bool).triu(1) if a.causal else None
+    # Twice the L2, written before each sample, as sdpa-prof's own flush does.
+    flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size // 4, device="cuda", dtype=torch.int32)
+    source = f"pytorch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}"
+    cases = []
+    with torch.no_grad():
+        for name in a.backends:
+            cases.append(run_backend(name, forward_fn(name, q, k, v, mask, a.causal), a, flush))
+            torch.cuda.empty_cache()
+    print(f"# {source}, {torch.cuda.get_device_name()}")
+    for c in cases:
+        backend = c["range"].split("/")[1]
+        if c["status"] == "ok":
+            print(f"{backend:<20} {problem_label(a):<32} {statistics.median(c['samples_ms']):>9.3f} ms")
+        else:
+            print(f"{backend:<20} {problem_label(a):<32} skipped: {c['reason']}")
+    results = os.environ.get("SDPA_PROF_RESULTS")
+    if results:
+        with open(results, "w") as f:
+            json.dump({"schema": "sdpa-prof/program-results", "schema_version": 1, "source": source, "cases": cases}, f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

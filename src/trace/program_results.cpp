@@ -1,0 +1,112 @@
+#include "trace/program_results.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "io/json_input.h"
+#include "measure/sample_stats.h"
+#include "model/errors.h"
+
+namespace sdpa {
+namespace {
+
+constexpr const char* kSchema = "sdpa-prof/program-results";
+constexpr int kVersion = 1;
+constexpr double kMaxMs = 3.6e6;
+constexpr std::size_t kMaxSamples = 1000000;
+constexpr std::size_t kMaxFileBytes = std::size_t{64} << 20;
+
+TimingStats timing_from(const JsonFields& c) {
+  const nlohmann::json& samples = c.array("samples_ms");
+  if (samples.empty() || samples.size() > kMaxSamples)
+    c.fail("samples_ms", fmt::format("1 to {} samples", kMaxSamples));
+  std::vector<double> ms;
+  for (const nlohmann::json& s : samples) {
+    if (!s.is_number() || !(s.get<double>() > 0) || s.get<double>() > kMaxMs)
+      c.fail("samples_ms", fmt::format("times in ms above 0 and at most {}", kMaxMs));
+    ms.push_back(s.get<double>());
+  }
+  const SampleStats s = summarize(ms);
+  TimingStats t;
+  t.warmup = static_cast<int>(c.integer_or("warmup", 0, 0, 1000000));
+  t.samples = s.count;
+  t.median_ms = s.median;
+  t.min_ms = s.min;
+  t.max_ms = s.max;
+  t.mean_ms = s.mean;
+  t.q1_ms = s.q1;
+  t.q3_ms = s.q3;
+  t.relative_spread = s.relative_spread;
+  t.converged = s.relative_spread <= StoppingRule{}.max_noise;
+  t.cold_cache = c.boolean_or("cold_cache", false);
+  t.samples_ms = std::move(ms);
+  return t;
+}
+
+}  // namespace
+
+ProgramResults read_program_results(const std::string& path) {
+  const nlohmann::json doc = read_untrusted_json_file(path, kMaxFileBytes);
+  try {
+    const JsonFields j(doc, "");
+    if (j.text_or("schema", "") != kSchema)
+      throw InputError(fmt::format("not a program result (schema is not \"{}\")", kSchema));
+    if (const int64_t v = j.integer("schema_version", 1); v > kVersion)
+      throw InputError(
+          fmt::format("schema version {} is newer than this tool reads ({})", v, kVersion));
+    ProgramResults r;
+    r.source = j.text("source");
+    const nlohmann::json& cases = j.array("cases");
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const JsonFields c(cases[i], element_path("cases", i));
+      ProgramCase pc;
+      const std::optional<ForwardRange> range = parse_range_prefix(c.text("range"));
+      if (!range)
+        c.fail("range", "a case range name without /fwd<i> (sdpa-prof/<backend>/<problem>)");
+      pc.range = *range;
+      const std::string status = c.text("status");
+      if (status == "ok") {
+        pc.timing = timing_from(c);
+      } else if (status == "skipped") {
+        pc.status = CaseStatus::skipped;
+        pc.reason = c.text("reason");
+      } else {
+        c.fail("status", "ok or skipped");
+      }
+      r.cases.push_back(std::move(pc));
+    }
+    return r;
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+void merge_program_results(const ProgramResults& results, std::vector<CaseResult>& cases) {
+  for (const ProgramCase& p : results.cases) {
+    const auto traced = std::find_if(cases.begin(), cases.end(), [&](const CaseResult& c) {
+      return range_prefix(c.backend, c.problem) == p.range.prefix;
+    });
+    if (traced == cases.end()) {
+      CaseResult c;
+      c.backend = p.range.backend;
+      c.problem = p.range.problem;
+      c.status = p.status;  // a timed case whose forwards left no records has no profile
+      c.reason = p.reason;
+      c.timing = p.timing;
+      c.source = results.source;
+      cases.push_back(std::move(c));
+      continue;
+    }
+    traced->source = results.source;
+    if (p.status == CaseStatus::skipped) {
+      traced->status = CaseStatus::skipped;
+      traced->reason = p.reason;
+      traced->profile.reset();
+    } else {
+      traced->timing = p.timing;
+    }
+  }
+}
+
+}  // namespace sdpa

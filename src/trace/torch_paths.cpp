@@ -1,0 +1,113 @@
+#include "trace/torch_paths.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "model/errors.h"
+#include "trace/child_process.h"
+#include "trace/trace_run.h"
+
+namespace fs = std::filesystem;
+
+namespace sdpa {
+namespace {
+
+constexpr const char* kTorchPrefix = "torch:";
+constexpr const char* kScriptName = "torch_sdpa.py";
+constexpr const char* kScriptEnv = "SDPA_PROF_TORCH_SCRIPT";
+
+std::vector<std::string> script_arguments(const Problem& p,
+                                          const std::vector<std::string>& backends) {
+  std::vector<std::string> names;
+  for (const std::string& b : backends)
+    names.push_back(b.substr(std::char_traits<char>::length(kTorchPrefix)));
+  return {"--backend",
+          fmt::format("{}", fmt::join(names, ",")),
+          "--batch",
+          std::to_string(p.batch),
+          "--heads",
+          std::to_string(p.heads),
+          "--kv-heads",
+          std::to_string(p.kv_heads),
+          "--seq",
+          std::to_string(p.seq_q),
+          "--seq-kv",
+          std::to_string(p.seq_kv),
+          "--head-dim",
+          std::to_string(p.head_dim),
+          "--dtype",
+          dtype_name(p.dtype),
+          p.causal ? "--causal" : "--no-causal"};
+}
+
+}  // namespace
+
+std::vector<std::string> torch_backends_for(const std::vector<std::string>& ours) {
+  static const std::set<std::string> kTorchHas = {"naive",     "naive-inplace", "math",
+                                                  "efficient", "flash",         "cudnn"};
+  std::vector<std::string> names;
+  for (const std::string& name : ours) {
+    const std::string base =
+        name.substr(0, name.find(':'));  // cudnn:all -> cudnn: PyTorch picks its own engine
+    const std::string torch = kTorchPrefix + base;
+    if (kTorchHas.count(base) > 0 && std::find(names.begin(), names.end(), torch) == names.end())
+      names.push_back(torch);
+  }
+  return names;
+}
+
+std::string torch_unavailable() {
+  std::string not_started;
+  const int code =
+      run_child({"python3", "-c", "import torch"}, ChildOptions{{}, true}, not_started);
+  if (!not_started.empty()) return not_started;
+  return code == 0 ? "" : "python3 cannot import torch";
+}
+
+std::string find_torch_script() {
+  if (const char* path = std::getenv(kScriptEnv); path != nullptr && *path != '\0') {
+    if (!fs::is_regular_file(path))
+      throw InputError(fmt::format("{}={}: no such file", kScriptEnv, path));
+    return path;
+  }
+  std::error_code error;
+  const fs::path exe_dir = fs::read_symlink("/proc/self/exe", error).parent_path();
+  for (const fs::path& candidate :
+       {exe_dir / kScriptName, exe_dir / ".." / ".." / "scripts" / kScriptName,
+        exe_dir / ".." / "scripts" / kScriptName})
+    if (!error && fs::is_regular_file(candidate)) return fs::weakly_canonical(candidate).string();
+  throw InputError(
+      fmt::format("--with-torch: {} is neither beside sdpa-prof nor in the source tree's scripts/; "
+                  "name it with {}",
+                  kScriptName, kScriptEnv));
+}
+
+TorchRun run_torch_paths(const std::vector<Problem>& problems,
+                         const std::vector<std::string>& torch_backends, int device) {
+  TorchRun out;
+  if (torch_backends.empty()) return out;
+  TraceRequest request;
+  request.injection_library = find_injection_library();
+  request.device = device;
+  const std::string script = find_torch_script();
+  for (const Problem& p : problems) {
+    request.command = {"python3", script};
+    for (std::string& arg : script_arguments(p, torch_backends))
+      request.command.push_back(std::move(arg));
+    TraceOutcome traced = run_traced(request);
+    if (!traced.refused.empty()) throw InputError(traced.refused);
+    for (std::string& note : traced.notes) out.notes.push_back(std::move(note));
+    if (traced.exit_code != 0)
+      out.notes.push_back(fmt::format("--with-torch: {} exited with {} on {}", kScriptName,
+                                      traced.exit_code, p.shape_label()));
+    for (CaseResult& c : traced.cases) out.cases.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace sdpa

@@ -1,0 +1,33 @@
+// `run --with-torch`: PyTorch's own attention paths on the problems of a sweep, run by
+// scripts/torch_sdpa.py under trace, as cases named torch:<backend> beside ours.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/problem.h"
+#include "model/result.h"
+
+namespace sdpa {
+
+// Our backend names that PyTorch has a path for, as the script names them ("flash" ->
+// "torch:flash"); names without one (cudnn engine variants aside) are left out.
+std::vector<std::string> torch_backends_for(const std::vector<std::string>& ours);
+
+// Why PyTorch cannot run here (python3 missing, torch not importable), or empty.
+std::string torch_unavailable();
+
+// scripts/torch_sdpa.py: SDPA_PROF_TORCH_SCRIPT, else beside the executable, else the source
+// tree's scripts/ above the build folder; InputError when none is there.
+std::string find_torch_script();
+
+struct TorchRun {
+  std::vector<CaseResult> cases;
+  std::vector<std::string> notes;  // said on stderr
+};
+
+// One traced run of the script per problem, every backend in it.
+TorchRun run_torch_paths(const std::vector<Problem>& problems,
+                         const std::vector<std::string>& torch_backends, int device);
+
+}  // namespace sdpa

@@ -1,0 +1,158 @@
+#include "trace/trace_run.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "gpu/device_query.h"
+#include "inject/trace_env.h"
+#include "io/record_file.h"
+#include "model/case_key.h"
+#include "model/errors.h"
+#include "model/number_text.h"
+#include "profile/occupancy.h"
+#include "trace/child_process.h"
+#include "trace/program_results.h"
+#include "trace/traced_cases.h"
+
+namespace fs = std::filesystem;
+
+namespace sdpa {
+namespace {
+
+constexpr const char* kInjectionLibrary = "libsdpa-prof-inject.so";
+constexpr const char* kInjectionOverrideEnv = "SDPA_PROF_INJECT_LIBRARY";
+// Records kept per process; a program that launches more is reported on the first ones.
+constexpr std::size_t kMaxRecordsPerProcess = std::size_t{4} << 20;
+
+// A private folder for the records, removed with everything in it when the trace is done.
+class RecordFolder {
+ public:
+  RecordFolder() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern =
+        fmt::format("{}/sdpa-prof-trace.XXXXXX", tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw InputError(fmt::format("cannot make a folder for the trace's records ({})", pattern));
+    path_ = pattern;
+  }
+  ~RecordFolder() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  RecordFolder(const RecordFolder&) = delete;
+  RecordFolder& operator=(const RecordFolder&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Each process's record file, by pid (the order processes were started, for the usual pids).
+std::vector<std::string> record_files(const std::string& folder) {
+  std::map<long long, std::string> by_pid;
+  for (const fs::directory_entry& e : fs::directory_iterator(folder)) {
+    const std::string name = e.path().filename().string();
+    const std::string suffix = kRecordFileSuffix;
+    if (name.size() > suffix.size() && name.ends_with(suffix))
+      by_pid.emplace(std::atoll(name.c_str()), e.path().string());
+  }
+  std::vector<std::string> files;
+  for (auto& [pid, path] : by_pid) files.push_back(path);
+  return files;
+}
+
+}  // namespace
+
+std::string find_injection_library() {
+  if (const char* path = std::getenv(kInjectionOverrideEnv); path != nullptr && *path != '\0') {
+    if (!fs::is_regular_file(path))
+      throw InputError(fmt::format("{}={}: no such file", kInjectionOverrideEnv, path));
+    return fs::absolute(path).string();
+  }
+  std::error_code error;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+  const fs::path library = exe.parent_path() / kInjectionLibrary;
+  if (error || !fs::is_regular_file(library))
+    throw InputError(fmt::format(
+        "the injection library {} is not beside sdpa-prof ({}); build it (target sdpa_inject) or "
+        "name it with {}",
+        kInjectionLibrary, exe.parent_path().string(), kInjectionOverrideEnv));
+  return library.string();
+}
+
+TraceOutcome run_traced(const TraceRequest& request) {
+  if (const char* other = std::getenv("CUDA_INJECTION64_PATH");
+      other != nullptr && *other != '\0' && request.injection_library != other)
+    throw InputError(fmt::format(
+        "CUDA_INJECTION64_PATH is already set ({}): another profiler injects into CUDA programs "
+        "here, and trace needs that place; run trace outside it",
+        other));
+  TraceOutcome out;
+  out.info.command = command_line_text(request.command);
+  const RecordFolder folder;
+  const std::string results_path = folder.path() + "/program-results.json";
+  ChildOptions child;
+  child.environment = {{"CUDA_INJECTION64_PATH", request.injection_library},
+                       {"NVTX_INJECTION64_PATH", request.injection_library},
+                       {kTraceDirEnv, folder.path()},
+                       {kProgramResultsEnv, results_path}};
+  out.exit_code = run_child(request.command, child, out.not_started);
+  out.info.exit_code = out.exit_code;
+  if (!out.not_started.empty()) return out;
+
+  std::vector<RecordFile> files;
+  bool any_gpu_work = false;
+  for (const std::string& path : record_files(folder.path())) {
+    files.push_back(read_record_file(path, kMaxRecordsPerProcess));
+    const RecordFile& f = files.back();
+    any_gpu_work = any_gpu_work || !f.records.kernels.empty() || !f.records.memcpys.empty();
+    if (f.error_code == kRecordErrorOtherProfiler && out.refused.empty())
+      out.refused =
+          fmt::format("process {} of the traced command could not be traced: {}", f.pid, f.error);
+  }
+  std::optional<ArchLimits> arch;
+  int sm_count = 0;
+  if (any_gpu_work) {
+    DeviceInfo device;
+    std::string why;
+    if (query_device(request.device, device, why)) {
+      out.device = device;
+      arch = arch_limits(device.cc_major, device.cc_minor);
+      sm_count = device.sm_count;
+      if (!arch)
+        out.notes.push_back(fmt::format("no occupancy: the calculator does not know sm_{}{}",
+                                        device.cc_major, device.cc_minor));
+    } else {
+      out.notes.push_back(fmt::format("no occupancy: {}", why));
+    }
+  }
+  for (RecordFile& f : files) {
+    TracedProcess p = analyze_traced_process(f, arch, sm_count);
+    if (!f.error.empty()) {
+      p.trace.partial = true;
+      p.trace.partial_reason = fmt::format("could not record: {}", f.error);
+      out.notes.push_back(fmt::format("process {}: {}", f.pid, p.trace.partial_reason));
+    }
+    for (CaseResult& c : p.cases) {
+      c.source = fmt::format("traced: {}", request.command.front());
+      // The same case in two processes: the later one is told apart by its process.
+      for (const CaseResult& seen : out.cases)
+        if (case_key(seen.backend, seen.problem) == case_key(c.backend, c.problem))
+          c.backend += fmt::format("@pid{}", f.pid);
+      out.cases.push_back(std::move(c));
+    }
+    out.info.processes.push_back(std::move(p.trace));
+    if (request.keep_records) out.records.push_back(ProcessRecords{f.pid, std::move(f.records)});
+  }
+  if (fs::exists(results_path))
+    merge_program_results(read_program_results(results_path), out.cases);
+  return out;
+}
+
+}  // namespace sdpa
