@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "io/json_input.h"
-#include "measure/sample_stats.h"
+#include "measure/timing.h"
 #include "model/errors.h"
 
 namespace sdpa {
@@ -27,20 +27,11 @@ TimingStats timing_from(const JsonFields& c) {
       c.fail("samples_ms", fmt::format("times in ms above 0 and at most {}", kMaxMs));
     ms.push_back(s.get<double>());
   }
-  const SampleStats s = summarize(ms);
-  TimingStats t;
-  t.warmup = static_cast<int>(c.integer_or("warmup", 0, 0, 1000000));
-  t.samples = s.count;
-  t.median_ms = s.median;
-  t.min_ms = s.min;
-  t.max_ms = s.max;
-  t.mean_ms = s.mean;
-  t.q1_ms = s.q1;
-  t.q3_ms = s.q3;
-  t.relative_spread = s.relative_spread;
-  t.converged = s.relative_spread <= StoppingRule{}.max_noise;
-  t.cold_cache = c.boolean_or("cold_cache", false);
-  t.samples_ms = std::move(ms);
+  TimingOptions as_taken;
+  as_taken.warmup = static_cast<int>(c.integer_or("warmup", 0, 0, 1000000));
+  as_taken.hot = !c.boolean_or("cold_cache", false);
+  TimingStats t = timing_from_samples(std::move(ms), as_taken);
+  t.converged = t.relative_spread <= StoppingRule{}.max_noise;
   return t;
 }
 
