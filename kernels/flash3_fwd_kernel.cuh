@@ -1,0 +1,289 @@
+// FlashAttention-3 design forward for sm_90a: one CTA per kBlockM query rows of one
+// (batch, head), warp-specialised. Warpgroup 0 is the producer: one thread issues TMA loads of
+// Q once and of K and V tiles into a ring of kStages shared-memory stages (full barriers count
+// the bytes landed, empty barriers count the consumers done with a stage). Each consumer
+// warpgroup owns 64 query rows: S = Q K^T with wgmma (both operands from shared memory), the
+// online softmax on the fp32 accumulators in registers, P converted in registers into the A
+// operand of O += P V (V read transposed from shared memory), then O normalised, staged in the
+// warpgroup's rows of the Q tile and written by a TMA store that clips rows past the sequence.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "attention_shape.h"
+#include "flash3_traits.cuh"
+#include "fused_launch.cuh"
+#include "mma_sm80.cuh"
+#include "mma_sm90.cuh"
+#include "query_block.cuh"
+#include "tma_map.h"
+
+namespace sdpa::flash3 {
+
+using namespace sm90;
+using sm80::fast_exp2;
+using sm80::mask_scores;
+using sm80::pack2;
+
+template <typename Traits, typename T, bool kCausal>
+__global__ void __launch_bounds__(Traits::kNThreads, 1)
+    flash3_fwd_kernel(const __grid_constant__ CUtensorMap map_q,
+                      const __grid_constant__ CUtensorMap map_k,
+                      const __grid_constant__ CUtensorMap map_v,
+                      const __grid_constant__ CUtensorMap map_o, const AttentionShape p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int D = Traits::kHeadDim;
+  constexpr int kBlockM = Traits::kBlockM;
+  constexpr int kBlockN = Traits::kBlockN;
+  constexpr int kStages = Traits::kStages;
+  constexpr int kColBlocks = Traits::kColBlocks;
+  constexpr int kQColBytes = kBlockM * 128;    // one 64-column block of the Q tile
+  constexpr int kKVColBytes = kBlockN * 128;   // one 64-column block of a K or V stage
+  constexpr int kNAcc = kBlockN / 2;           // S accumulators per thread (m64n128)
+  constexpr int kOAcc = D / 2;                 // O accumulators per thread
+
+  extern __shared__ __align__(1024) unsigned char smem[];
+  const uint32_t s_q = (shared_address(smem) + 1023) & ~1023u;
+  const uint32_t s_k = s_q + Traits::kQBytes;
+  const uint32_t s_v = s_k + kStages * Traits::kTileBytes;
+  const uint32_t bar_q = s_v + kStages * Traits::kTileBytes;
+  const auto bar_k_full = [&](int s) { return bar_q + 8 * (1 + s); };
+  const auto bar_v_full = [&](int s) { return bar_q + 8 * (1 + kStages + s); };
+  const auto bar_empty = [&](int s) { return bar_q + 8 * (1 + 2 * kStages + s); };
+
+  // Heaviest causal blocks first: the grid runs them before the light ones.
+  const int m0 = static_cast<int>(gridDim.x - 1 - blockIdx.x) * kBlockM;
+  const int head = static_cast<int>(blockIdx.y);
+  const int batch = static_cast<int>(blockIdx.z);
+  const int seq_q = static_cast<int>(p.seq_q);
+  const int seq_kv = static_cast<int>(p.seq_kv);
+  const int bh_q = batch * static_cast<int>(p.heads) + head;
+  const int bh_kv = batch * static_cast<int>(p.kv_heads) + head / static_cast<int>(p.heads / p.kv_heads);
+  const int kv_end = kCausal ? min(seq_kv, m0 + kBlockM) : seq_kv;
+  const int n_blocks = (kv_end + kBlockN - 1) / kBlockN;
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int wg = tid / 128;
+  if (tid == 0) {
+    mbarrier_init(bar_q, 1);
+    for (int s = 0; s < kStages; ++s) {
+      mbarrier_init(bar_k_full(s), 1);
+      mbarrier_init(bar_v_full(s), 1);
+      mbarrier_init(bar_empty(s), Traits::kConsumerWGs * 4);  // one arrival per consumer warp
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+
+  // Key blocks run from the last to the first, so the masked ones (the causal diagonal, the
+  // end of the keys) come first; the producer loads them in the same order.
+  if (wg == 0) {
+    lower_registers<Traits::kProducerRegs>();
+    if (tid == 0) {
+      mbarrier_arrive_expect_tx(bar_q, Traits::kQBytes);
+#pragma unroll
+      for (int c = 0; c < kColBlocks; ++c)
+        tma_load_3d(s_q + c * kQColBytes, &map_q, bar_q, c * 64, m0, bh_q);
+      for (int it = 0; it < n_blocks; ++it) {
+        const int s = it % kStages;
+        const int n0 = (n_blocks - 1 - it) * kBlockN;
+        mbarrier_wait(bar_empty(s), ((it / kStages) & 1) ^ 1);
+        mbarrier_arrive_expect_tx(bar_k_full(s), Traits::kTileBytes);
+#pragma unroll
+        for (int c = 0; c < kColBlocks; ++c)
+          tma_load_3d(s_k + s * Traits::kTileBytes + c * kKVColBytes, &map_k, bar_k_full(s), c * 64,
+                      n0, bh_kv);
+        mbarrier_arrive_expect_tx(bar_v_full(s), Traits::kTileBytes);
+#pragma unroll
+        for (int c = 0; c < kColBlocks; ++c)
+          tma_load_3d(s_v + s * Traits::kTileBytes + c * kKVColBytes, &map_v, bar_v_full(s), c * 64,
+                      n0, bh_kv);
+      }
+    }
+    return;
+  }
+
+  raise_registers<Traits::kConsumerRegs>();
+  const int cw = wg - 1;  // consumer warpgroup
+  const int tw = tid % 128;
+  const int warp = tw / 32;
+  const int lane = tid % 32;
+  const int g = lane / 4;  // accumulator row within the warp's 16 (and g + 8)
+  const int t = lane % 4;  // accumulator column pair
+  const int wg_row0 = m0 + cw * Traits::kWGRows;
+  const int row0 = wg_row0 + warp * 16 + g;
+  const uint32_t q_wg = s_q + cw * Traits::kWGRows * 128;  // the warpgroup's rows of Q
+  const float scale_log2 = p.scale * 1.4426950408889634f;
+
+  float acc_o[kOAcc];
+#pragma unroll
+  for (int i = 0; i < kOAcc; ++i) acc_o[i] = 0.f;
+  float row_max[2] = {-INFINITY, -INFINITY};
+  float row_sum[2] = {0.f, 0.f};
+
+  mbarrier_wait(bar_q, 0);
+  for (int it = 0; it < n_blocks; ++it) {
+    const int s = it % kStages;
+    const uint32_t parity = (it / kStages) & 1;
+    const int n0 = (n_blocks - 1 - it) * kBlockN;
+    const uint32_t k_stage = s_k + s * Traits::kTileBytes;
+    const uint32_t v_stage = s_v + s * Traits::kTileBytes;
+    // A warpgroup whose rows all lie above this key block's first key has nothing to add here;
+    // it still waits for the stage, so that its arrival on the empty barrier is in order.
+    const bool active = !kCausal || n0 <= wg_row0 + Traits::kWGRows - 1;
+
+    mbarrier_wait(bar_k_full(s), parity);
+    uint32_t p_frag[kBlockN / 16][4];
+    if (active) {
+      float acc_s[kNAcc];
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < D / 16; ++ks) {
+        const uint64_t a = smem_descriptor(q_wg + (ks / 4) * kQColBytes + (ks % 4) * 32, 16, 1024);
+        const uint64_t b =
+            smem_descriptor(k_stage + (ks / 4) * kKVColBytes + (ks % 4) * 32, 16, 1024);
+        wgmma_ss_n128<T>(acc_s, a, b, ks > 0 ? 1 : 0);
+      }
+      wgmma_commit();
+      wgmma_wait<0>();
+      fence_registers(acc_s);
+
+      // Keys past the end, and causal keys after the query, score -inf. Accumulator 4j + e is
+      // key n0 + 8j + 2t + e%2 of query row0 + (e/2)*8: the layout of m16n8 tiles.
+      auto& acc_tiles = reinterpret_cast<float(&)[1][kBlockN / 8][4]>(acc_s);
+      if (n0 + kBlockN > seq_kv || (kCausal && n0 + kBlockN - 1 > wg_row0))
+        mask_scores<kCausal>(acc_tiles, seq_kv - n0 - 2 * t, row0 - n0 - 2 * t);
+
+      // Online softmax on rows g and g + 8; the 4 lanes of a quad share a row.
+      bool rescale = false;
+      float alpha[2];
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        float mx0 = row_max[half];
+        float mx1 = -INFINITY;
+#pragma unroll
+        for (int j = 0; j < kBlockN / 8; j += 2) {
+          mx0 = fmaxf(mx0, fmaxf(acc_tiles[0][j][2 * half], acc_tiles[0][j][2 * half + 1]));
+          mx1 = fmaxf(mx1, fmaxf(acc_tiles[0][j + 1][2 * half], acc_tiles[0][j + 1][2 * half + 1]));
+        }
+        float mx = fmaxf(mx0, mx1);
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        // A row with every key masked so far keeps max -inf; subtract 0 so exp2 gives 0.
+        const float mx_scaled = mx == -INFINITY ? 0.f : mx * scale_log2;
+        alpha[half] = fast_exp2(row_max[half] * scale_log2 - mx_scaled);
+        rescale |= mx != row_max[half];
+        row_max[half] = mx;
+        float sum0 = 0.f;
+        float sum1 = 0.f;
+#pragma unroll
+        for (int j = 0; j < kBlockN / 8; ++j) {
+          float& s0 = acc_tiles[0][j][2 * half];
+          float& s1 = acc_tiles[0][j][2 * half + 1];
+          s0 = fast_exp2(fmaf(s0, scale_log2, -mx_scaled));
+          s1 = fast_exp2(fmaf(s1, scale_log2, -mx_scaled));
+          sum0 += s0;
+          sum1 += s1;
+        }
+        row_sum[half] = row_sum[half] * alpha[half] + (sum0 + sum1);
+      }
+      // Once the row maxima settle, most blocks change none of them: skip the O rescale then.
+      if (__any_sync(0xffffffffu, rescale)) {
+#pragma unroll
+        for (int i = 0; i < kOAcc; ++i) acc_o[i] *= alpha[(i / 2) % 2];
+      }
+#pragma unroll
+      for (int kk = 0; kk < kBlockN / 16; ++kk) {
+        p_frag[kk][0] = pack2<T>(acc_tiles[0][2 * kk][0], acc_tiles[0][2 * kk][1]);
+        p_frag[kk][1] = pack2<T>(acc_tiles[0][2 * kk][2], acc_tiles[0][2 * kk][3]);
+        p_frag[kk][2] = pack2<T>(acc_tiles[0][2 * kk + 1][0], acc_tiles[0][2 * kk + 1][1]);
+        p_frag[kk][3] = pack2<T>(acc_tiles[0][2 * kk + 1][2], acc_tiles[0][2 * kk + 1][3]);
+      }
+    }
+
+    mbarrier_wait(bar_v_full(s), parity);
+    if (active) {
+      fence_registers(acc_o);
+      wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < kBlockN / 16; ++kk) {
+        const uint64_t b = smem_descriptor(v_stage + kk * 16 * 128, kKVColBytes, 1024);
+        wgmma_rs<T, D>(acc_o, p_frag[kk], b, 1);
+      }
+      wgmma_commit();
+      wgmma_wait<0>();
+      fence_registers(acc_o);
+    }
+    __syncwarp();
+    if (lane == 0) mbarrier_arrive(bar_empty(s));
+  }
+
+  // Epilogue: normalise, stage the warpgroup's rows in its own rows of the Q tile (no wgmma
+  // reads them any more) in the swizzled layout of the O map, then one TMA store per column
+  // block; rows past seq_q fall outside the map and are not written.
+  float inv[2];
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    float sum = row_sum[half];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    inv[half] = sum > 0.f ? 1.f / sum : 0.f;
+  }
+#pragma unroll
+  for (int j = 0; j < D / 8; ++j)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = warp * 16 + g + half * 8;  // row % 8 == g
+      const uint32_t addr = q_wg + (j / 8) * kQColBytes + row * 128 + (((j % 8) ^ g) * 16) + t * 4;
+      store_shared_u32(addr, pack2<T>(acc_o[4 * j + 2 * half] * inv[half],
+                                      acc_o[4 * j + 2 * half + 1] * inv[half]));
+    }
+  fence_async_shared();
+  named_barrier_sync(1 + cw, 128);
+  if (tw == 0 && wg_row0 < seq_q) {
+#pragma unroll
+    for (int c = 0; c < kColBlocks; ++c)
+      tma_store_3d(&map_o, q_wg + c * kQColBytes, c * 64, wg_row0, bh_q);
+    tma_store_commit_and_wait_read();
+  }
+#else
+  __trap();  // built for sm_90a only (kernels/CMakeLists.txt); the backend never launches it elsewhere
+#endif
+}
+
+template <int kHeadDim>
+cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
+  using Traits = typename Flash3FwdConfig<kHeadDim>::Traits;
+  const AttentionShape& s = f.shape;
+  const int64_t q_heads = s.batch * s.heads;
+  const int64_t kv_heads = s.batch * s.kv_heads;
+  CUtensorMap map_q;
+  CUtensorMap map_k;
+  CUtensorMap map_v;
+  CUtensorMap map_o;
+  for (const cudaError_t e :
+       {encode_head_major_map(map_q, f.q, f.dtype, q_heads, s.seq_q, kHeadDim, Traits::kBlockM),
+        encode_head_major_map(map_k, f.k, f.dtype, kv_heads, s.seq_kv, kHeadDim, Traits::kBlockN),
+        encode_head_major_map(map_v, f.v, f.dtype, kv_heads, s.seq_kv, kHeadDim, Traits::kBlockN),
+        encode_head_major_map(map_o, f.o, f.dtype, q_heads, s.seq_q, kHeadDim, Traits::kWGRows)})
+    if (e != cudaSuccess) return e;
+  return dispatch_dtype(f.dtype, [&](auto type) {
+    using T = typename decltype(type)::type;
+    auto* const causal = flash3_fwd_kernel<Traits, T, true>;
+    auto* const full = flash3_fwd_kernel<Traits, T, false>;
+    static const cudaError_t attr = allow_dynamic_smem(causal, full, Traits::kSmemBytes);
+    if (attr != cudaSuccess) return attr;
+    auto* const kernel = s.causal ? causal : full;
+    kernel<<<query_block_grid<Traits>(s), Traits::kNThreads, Traits::kSmemBytes, f.stream>>>(
+        map_q, map_k, map_v, map_o, s);
+    return cudaGetLastError();
+  });
+}
+
+}  // namespace sdpa::flash3
