@@ -7,6 +7,13 @@
 
 namespace sdpa {
 
+// How a consumer warpgroup orders its work: serial (S, softmax, P V per key block, one after
+// the other), overlap (block n's S issued with block n-1's P V, the softmax under that P V), and
+// pingpong (overlap, with the two consumers taking turns to issue their GEMMs).
+enum class Flash3Schedule { serial, overlap, pingpong };
+
+// The kernel with the default schedule; every schedule has the same limits.
 extern const FusedForwardKernel kFlash3Forward;
+const FusedForwardKernel& flash3_forward(Flash3Schedule schedule);
 
 }  // namespace sdpa

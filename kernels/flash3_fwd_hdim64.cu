@@ -2,4 +2,8 @@
 // compile in parallel.
 #include "flash3_fwd_kernel.cuh"
 
-template cudaError_t sdpa::flash3::launch_flash3_forward_hdim<64>(const sdpa::FusedForward&);
+namespace sdpa::flash3 {
+template cudaError_t launch_flash3_forward_hdim<64, Flash3Schedule::serial>(const FusedForward&);
+template cudaError_t launch_flash3_forward_hdim<64, Flash3Schedule::overlap>(const FusedForward&);
+template cudaError_t launch_flash3_forward_hdim<64, Flash3Schedule::pingpong>(const FusedForward&);
+}  // namespace sdpa::flash3

@@ -31,6 +31,106 @@ using sm80::fast_exp2;
 using sm80::mask_scores;
 using sm80::pack2;
 
+// One consumer warpgroup's view of its 64 rows: the GEMM issues, the mask, the online softmax
+// and the conversion of P, shared by the schedules below. Accumulator 4j + e of an m64nN tile is
+// column 8j + 2t + e%2 of row row0 + (e/2)*8: the layout of m16n8 tiles.
+template <typename Traits, typename T, bool kCausal>
+struct ConsumerRows {
+  static constexpr int D = Traits::kHeadDim;
+  static constexpr int kBlockN = Traits::kBlockN;
+  static constexpr int kSAcc = kBlockN / 2;  // S accumulators per thread (m64n128)
+  static constexpr int kOAcc = D / 2;        // O accumulators per thread
+  static constexpr int kQColBytes = Traits::kBlockM * 128;
+  static constexpr int kKVColBytes = kBlockN * 128;
+
+  uint32_t q_wg;  // the warpgroup's rows of the Q tile
+  int wg_row0;
+  int row0;
+  int t;
+  int seq_kv;
+  float scale_log2;
+  float row_max[2] = {-INFINITY, -INFINITY};
+  float row_sum[2] = {0.f, 0.f};
+
+  __device__ __forceinline__ void issue_qk(float (&acc_s)[kSAcc], uint32_t k_stage) const {
+    wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < D / 16; ++ks) {
+      const uint64_t a = smem_descriptor(q_wg + (ks / 4) * kQColBytes + (ks % 4) * 32, 16, 1024);
+      const uint64_t b = smem_descriptor(k_stage + (ks / 4) * kKVColBytes + (ks % 4) * 32, 16, 1024);
+      wgmma_ss_n128<T>(acc_s, a, b, ks > 0 ? 1 : 0);
+    }
+    wgmma_commit();
+  }
+
+  __device__ __forceinline__ void issue_pv(float (&acc_o)[kOAcc],
+                                           const uint32_t (&p_frag)[kBlockN / 16][4],
+                                           uint32_t v_stage) const {
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kBlockN / 16; ++kk)
+      wgmma_rs<T, D>(acc_o, p_frag[kk], smem_descriptor(v_stage + kk * 16 * 128, kKVColBytes, 1024),
+                     1);
+    wgmma_commit();
+  }
+
+  // Keys past the end, and causal keys after the query, score -inf; then the online softmax on
+  // rows g and g + 8 (the 4 lanes of a quad share a row), S turned into unnormalised P in place.
+  // alpha rescales what O holds to the new row maxima; false when no row max in the warp moved.
+  __device__ __forceinline__ bool softmax(float (&acc_s)[kSAcc], int n0, float (&alpha)[2]) {
+    auto& tiles = reinterpret_cast<float(&)[1][kBlockN / 8][4]>(acc_s);
+    if (n0 + kBlockN > seq_kv || (kCausal && n0 + kBlockN - 1 > wg_row0))
+      mask_scores<kCausal>(tiles, seq_kv - n0 - 2 * t, row0 - n0 - 2 * t);
+    bool rescale = false;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      float mx0 = row_max[half];
+      float mx1 = -INFINITY;
+#pragma unroll
+      for (int j = 0; j < kBlockN / 8; j += 2) {
+        mx0 = fmaxf(mx0, fmaxf(tiles[0][j][2 * half], tiles[0][j][2 * half + 1]));
+        mx1 = fmaxf(mx1, fmaxf(tiles[0][j + 1][2 * half], tiles[0][j + 1][2 * half + 1]));
+      }
+      float mx = fmaxf(mx0, mx1);
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      // A row with every key masked so far keeps max -inf; subtract 0 so exp2 gives 0.
+      const float mx_scaled = mx == -INFINITY ? 0.f : mx * scale_log2;
+      alpha[half] = fast_exp2(row_max[half] * scale_log2 - mx_scaled);
+      rescale |= mx != row_max[half];
+      row_max[half] = mx;
+      float sum0 = 0.f;
+      float sum1 = 0.f;
+#pragma unroll
+      for (int j = 0; j < kBlockN / 8; ++j) {
+        float& s0 = tiles[0][j][2 * half];
+        float& s1 = tiles[0][j][2 * half + 1];
+        s0 = fast_exp2(fmaf(s0, scale_log2, -mx_scaled));
+        s1 = fast_exp2(fmaf(s1, scale_log2, -mx_scaled));
+        sum0 += s0;
+        sum1 += s1;
+      }
+      row_sum[half] = row_sum[half] * alpha[half] + (sum0 + sum1);
+    }
+    return __any_sync(0xffffffffu, rescale);
+  }
+
+  __device__ __forceinline__ static void rescale_o(float (&acc_o)[kOAcc], const float (&alpha)[2]) {
+#pragma unroll
+    for (int i = 0; i < kOAcc; ++i) acc_o[i] *= alpha[(i / 2) % 2];
+  }
+
+  // P of keys 16kk..16kk+15 as the A operand of P V: the m16n8k16 A layout per warp.
+  __device__ __forceinline__ static void convert_p(const float (&acc_s)[kSAcc],
+                                                   uint32_t (&p_frag)[kBlockN / 16][4]) {
+#pragma unroll
+    for (int kk = 0; kk < kBlockN / 16; ++kk)
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        p_frag[kk][r] = pack2<T>(acc_s[8 * kk + 2 * r], acc_s[8 * kk + 2 * r + 1]);
+  }
+};
+
 template <typename Traits, typename T, bool kCausal>
 __global__ void __launch_bounds__(Traits::kNThreads, 1)
     flash3_fwd_kernel(const __grid_constant__ CUtensorMap map_q,
@@ -38,15 +138,14 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
                       const __grid_constant__ CUtensorMap map_v,
                       const __grid_constant__ CUtensorMap map_o, const AttentionShape p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using Rows = ConsumerRows<Traits, T, kCausal>;
   constexpr int D = Traits::kHeadDim;
   constexpr int kBlockM = Traits::kBlockM;
   constexpr int kBlockN = Traits::kBlockN;
   constexpr int kStages = Traits::kStages;
   constexpr int kColBlocks = Traits::kColBlocks;
-  constexpr int kQColBytes = kBlockM * 128;    // one 64-column block of the Q tile
-  constexpr int kKVColBytes = kBlockN * 128;   // one 64-column block of a K or V stage
-  constexpr int kNAcc = kBlockN / 2;           // S accumulators per thread (m64n128)
-  constexpr int kOAcc = D / 2;                 // O accumulators per thread
+  constexpr int kQColBytes = Rows::kQColBytes;
+  constexpr int kKVColBytes = Rows::kKVColBytes;
 
   extern __shared__ __align__(1024) unsigned char smem[];
   const uint32_t s_q = (shared_address(smem) + 1023) & ~1023u;
@@ -64,7 +163,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   const int seq_q = static_cast<int>(p.seq_q);
   const int seq_kv = static_cast<int>(p.seq_kv);
   const int bh_q = batch * static_cast<int>(p.heads) + head;
-  const int bh_kv = batch * static_cast<int>(p.kv_heads) + head / static_cast<int>(p.heads / p.kv_heads);
+  const int bh_kv =
+      batch * static_cast<int>(p.kv_heads) + head / static_cast<int>(p.heads / p.kv_heads);
   const int kv_end = kCausal ? min(seq_kv, m0 + kBlockM) : seq_kv;
   const int n_blocks = (kv_end + kBlockN - 1) / kBlockN;
 
@@ -116,112 +216,107 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   const int lane = tid % 32;
   const int g = lane / 4;  // accumulator row within the warp's 16 (and g + 8)
   const int t = lane % 4;  // accumulator column pair
-  const int wg_row0 = m0 + cw * Traits::kWGRows;
-  const int row0 = wg_row0 + warp * 16 + g;
-  const uint32_t q_wg = s_q + cw * Traits::kWGRows * 128;  // the warpgroup's rows of Q
-  const float scale_log2 = p.scale * 1.4426950408889634f;
+  Rows rows{.q_wg = s_q + cw * Traits::kWGRows * 128,
+            .wg_row0 = m0 + cw * Traits::kWGRows,
+            .row0 = m0 + cw * Traits::kWGRows + warp * 16 + g,
+            .t = t,
+            .seq_kv = seq_kv,
+            .scale_log2 = p.scale * 1.4426950408889634f};
 
-  float acc_o[kOAcc];
+  float acc_o[Rows::kOAcc];
 #pragma unroll
-  for (int i = 0; i < kOAcc; ++i) acc_o[i] = 0.f;
-  float row_max[2] = {-INFINITY, -INFINITY};
-  float row_sum[2] = {0.f, 0.f};
+  for (int i = 0; i < Rows::kOAcc; ++i) acc_o[i] = 0.f;
+  float acc_s[Rows::kSAcc];
+  uint32_t p_frag[kBlockN / 16][4];
+  float alpha[2];
+  const auto stage_of = [&](int it) { return it % kStages; };
+  const auto parity_of = [&](int it) { return static_cast<uint32_t>((it / kStages) & 1); };
+  const auto block_start = [&](int it) { return (n_blocks - 1 - it) * kBlockN; };
+  // Every consumer warp hands a stage back once its MMAs on it are complete.
+  const auto release = [&](int it) {
+    __syncwarp();
+    if (lane == 0) mbarrier_arrive(bar_empty(stage_of(it)));
+  };
 
   mbarrier_wait(bar_q, 0);
-  for (int it = 0; it < n_blocks; ++it) {
-    const int s = it % kStages;
-    const uint32_t parity = (it / kStages) & 1;
-    const int n0 = (n_blocks - 1 - it) * kBlockN;
-    const uint32_t k_stage = s_k + s * Traits::kTileBytes;
-    const uint32_t v_stage = s_v + s * Traits::kTileBytes;
-    // A warpgroup whose rows all lie above this key block's first key has nothing to add here;
-    // it still waits for the stage, so that its arrival on the empty barrier is in order.
-    const bool active = !kCausal || n0 <= wg_row0 + Traits::kWGRows - 1;
-
-    mbarrier_wait(bar_k_full(s), parity);
-    uint32_t p_frag[kBlockN / 16][4];
-    if (active) {
-      float acc_s[kNAcc];
-      wgmma_fence();
-#pragma unroll
-      for (int ks = 0; ks < D / 16; ++ks) {
-        const uint64_t a = smem_descriptor(q_wg + (ks / 4) * kQColBytes + (ks % 4) * 32, 16, 1024);
-        const uint64_t b =
-            smem_descriptor(k_stage + (ks / 4) * kKVColBytes + (ks % 4) * 32, 16, 1024);
-        wgmma_ss_n128<T>(acc_s, a, b, ks > 0 ? 1 : 0);
+  if constexpr (Traits::kSchedule == Flash3Schedule::serial) {
+    // Stage 1: each block's S = Q K^T, softmax and O += P V one after the other.
+    for (int it = 0; it < n_blocks; ++it) {
+      const int s = stage_of(it);
+      const int n0 = block_start(it);
+      // A warpgroup whose rows all lie above this key block's first key has nothing to add
+      // here; it still waits for the stage, so that its arrival on the empty barrier is in order.
+      const bool active = !kCausal || n0 <= rows.wg_row0 + Traits::kWGRows - 1;
+      mbarrier_wait(bar_k_full(s), parity_of(it));
+      if (active) {
+        rows.issue_qk(acc_s, s_k + s * Traits::kTileBytes);
+        wgmma_wait<0>();
+        fence_registers(acc_s);
+        if (rows.softmax(acc_s, n0, alpha)) Rows::rescale_o(acc_o, alpha);
+        Rows::convert_p(acc_s, p_frag);
       }
-      wgmma_commit();
-      wgmma_wait<0>();
+      mbarrier_wait(bar_v_full(s), parity_of(it));
+      if (active) {
+        fence_registers(acc_o);
+        rows.issue_pv(acc_o, p_frag, s_v + s * Traits::kTileBytes);
+        wgmma_wait<0>();
+        fence_registers(acc_o);
+      }
+      release(it);
+    }
+  } else {
+    // Stage 2: block it's S = Q K^T is issued together with block it-1's O += P V, and its
+    // softmax runs while that P V is still on the tensor cores. With ping-pong, the two
+    // consumer warpgroups also take turns to issue, so one's softmax runs under the other's
+    // GEMMs: turn k of warpgroup 0, then turn k of warpgroup 1, then turn k + 1 of 0, ...
+    constexpr bool kPingPong = Traits::kSchedule == Flash3Schedule::pingpong;
+    static_assert(!kPingPong || Traits::kConsumerWGs == 2, "ping-pong takes turns between two");
+    const int turns = n_blocks + 1;
+    const auto begin_turn = [&](int k) {
+      if (kPingPong && (cw == 1 || k > 0)) named_barrier_sync(3 + cw, 256);
+    };
+    const auto end_turn = [&](int k) {
+      if (kPingPong && (cw == 0 || k < turns - 1)) named_barrier_arrive(3 + (1 - cw), 256);
+    };
+    // Causal blocks wholly above a warpgroup's rows are computed and masked to zero here, which
+    // is only wasteful; with kBlockM == kBlockN there are none.
+    mbarrier_wait(bar_k_full(stage_of(0)), parity_of(0));
+    begin_turn(0);
+    rows.issue_qk(acc_s, s_k + stage_of(0) * Traits::kTileBytes);
+    end_turn(0);
+    wgmma_wait<0>();
+    fence_registers(acc_s);
+    rows.softmax(acc_s, block_start(0), alpha);  // O is still zero: nothing to rescale
+    Rows::convert_p(acc_s, p_frag);
+    for (int it = 1; it < n_blocks; ++it) {
+      const int s = stage_of(it);
+      const int prev = stage_of(it - 1);
+      mbarrier_wait(bar_k_full(s), parity_of(it));
+      mbarrier_wait(bar_v_full(prev), parity_of(it - 1));
+      begin_turn(it);
+      rows.issue_qk(acc_s, s_k + s * Traits::kTileBytes);
+      fence_registers(acc_o);
+      rows.issue_pv(acc_o, p_frag, s_v + prev * Traits::kTileBytes);
+      end_turn(it);
+      wgmma_wait<1>();  // S of block it has landed; P V of block it-1 may still run
       fence_registers(acc_s);
-
-      // Keys past the end, and causal keys after the query, score -inf. Accumulator 4j + e is
-      // key n0 + 8j + 2t + e%2 of query row0 + (e/2)*8: the layout of m16n8 tiles.
-      auto& acc_tiles = reinterpret_cast<float(&)[1][kBlockN / 8][4]>(acc_s);
-      if (n0 + kBlockN > seq_kv || (kCausal && n0 + kBlockN - 1 > wg_row0))
-        mask_scores<kCausal>(acc_tiles, seq_kv - n0 - 2 * t, row0 - n0 - 2 * t);
-
-      // Online softmax on rows g and g + 8; the 4 lanes of a quad share a row.
-      bool rescale = false;
-      float alpha[2];
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        float mx0 = row_max[half];
-        float mx1 = -INFINITY;
-#pragma unroll
-        for (int j = 0; j < kBlockN / 8; j += 2) {
-          mx0 = fmaxf(mx0, fmaxf(acc_tiles[0][j][2 * half], acc_tiles[0][j][2 * half + 1]));
-          mx1 = fmaxf(mx1, fmaxf(acc_tiles[0][j + 1][2 * half], acc_tiles[0][j + 1][2 * half + 1]));
-        }
-        float mx = fmaxf(mx0, mx1);
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        // A row with every key masked so far keeps max -inf; subtract 0 so exp2 gives 0.
-        const float mx_scaled = mx == -INFINITY ? 0.f : mx * scale_log2;
-        alpha[half] = fast_exp2(row_max[half] * scale_log2 - mx_scaled);
-        rescale |= mx != row_max[half];
-        row_max[half] = mx;
-        float sum0 = 0.f;
-        float sum1 = 0.f;
-#pragma unroll
-        for (int j = 0; j < kBlockN / 8; ++j) {
-          float& s0 = acc_tiles[0][j][2 * half];
-          float& s1 = acc_tiles[0][j][2 * half + 1];
-          s0 = fast_exp2(fmaf(s0, scale_log2, -mx_scaled));
-          s1 = fast_exp2(fmaf(s1, scale_log2, -mx_scaled));
-          sum0 += s0;
-          sum1 += s1;
-        }
-        row_sum[half] = row_sum[half] * alpha[half] + (sum0 + sum1);
-      }
-      // Once the row maxima settle, most blocks change none of them: skip the O rescale then.
-      if (__any_sync(0xffffffffu, rescale)) {
-#pragma unroll
-        for (int i = 0; i < kOAcc; ++i) acc_o[i] *= alpha[(i / 2) % 2];
-      }
-#pragma unroll
-      for (int kk = 0; kk < kBlockN / 16; ++kk) {
-        p_frag[kk][0] = pack2<T>(acc_tiles[0][2 * kk][0], acc_tiles[0][2 * kk][1]);
-        p_frag[kk][1] = pack2<T>(acc_tiles[0][2 * kk][2], acc_tiles[0][2 * kk][3]);
-        p_frag[kk][2] = pack2<T>(acc_tiles[0][2 * kk + 1][0], acc_tiles[0][2 * kk + 1][1]);
-        p_frag[kk][3] = pack2<T>(acc_tiles[0][2 * kk + 1][2], acc_tiles[0][2 * kk + 1][3]);
-      }
-    }
-
-    mbarrier_wait(bar_v_full(s), parity);
-    if (active) {
-      fence_registers(acc_o);
-      wgmma_fence();
-#pragma unroll
-      for (int kk = 0; kk < kBlockN / 16; ++kk) {
-        const uint64_t b = smem_descriptor(v_stage + kk * 16 * 128, kKVColBytes, 1024);
-        wgmma_rs<T, D>(acc_o, p_frag[kk], b, 1);
-      }
-      wgmma_commit();
+      const bool rescale = rows.softmax(acc_s, block_start(it), alpha);
       wgmma_wait<0>();
       fence_registers(acc_o);
+      fence_registers(p_frag);
+      release(it - 1);
+      if (rescale) Rows::rescale_o(acc_o, alpha);
+      Rows::convert_p(acc_s, p_frag);
     }
-    __syncwarp();
-    if (lane == 0) mbarrier_arrive(bar_empty(s));
+    const int last = n_blocks - 1;
+    mbarrier_wait(bar_v_full(stage_of(last)), parity_of(last));
+    begin_turn(n_blocks);
+    fence_registers(acc_o);
+    rows.issue_pv(acc_o, p_frag, s_v + stage_of(last) * Traits::kTileBytes);
+    end_turn(n_blocks);
+    wgmma_wait<0>();
+    fence_registers(acc_o);
+    release(last);
   }
 
   // Epilogue: normalise, stage the warpgroup's rows in its own rows of the Q tile (no wgmma
@@ -230,7 +325,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   float inv[2];
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
-    float sum = row_sum[half];
+    float sum = rows.row_sum[half];
     sum += __shfl_xor_sync(0xffffffffu, sum, 1);
     sum += __shfl_xor_sync(0xffffffffu, sum, 2);
     inv[half] = sum > 0.f ? 1.f / sum : 0.f;
@@ -240,16 +335,17 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int row = warp * 16 + g + half * 8;  // row % 8 == g
-      const uint32_t addr = q_wg + (j / 8) * kQColBytes + row * 128 + (((j % 8) ^ g) * 16) + t * 4;
+      const uint32_t addr =
+          rows.q_wg + (j / 8) * kQColBytes + row * 128 + (((j % 8) ^ g) * 16) + t * 4;
       store_shared_u32(addr, pack2<T>(acc_o[4 * j + 2 * half] * inv[half],
                                       acc_o[4 * j + 2 * half + 1] * inv[half]));
     }
   fence_async_shared();
   named_barrier_sync(1 + cw, 128);
-  if (tw == 0 && wg_row0 < seq_q) {
+  if (tw == 0 && rows.wg_row0 < seq_q) {
 #pragma unroll
     for (int c = 0; c < kColBlocks; ++c)
-      tma_store_3d(&map_o, q_wg + c * kQColBytes, c * 64, wg_row0, bh_q);
+      tma_store_3d(&map_o, rows.q_wg + c * kQColBytes, c * 64, rows.wg_row0, bh_q);
     tma_store_commit_and_wait_read();
   }
 #else
@@ -257,9 +353,9 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
 #endif
 }
 
-template <int kHeadDim>
+template <int kHeadDim, Flash3Schedule kSchedule>
 cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
-  using Traits = typename Flash3FwdConfig<kHeadDim>::Traits;
+  using Traits = typename Flash3FwdConfig<kHeadDim, kSchedule>::Traits;
   const AttentionShape& s = f.shape;
   const int64_t q_heads = s.batch * s.heads;
   const int64_t kv_heads = s.batch * s.kv_heads;

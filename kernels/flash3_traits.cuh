@@ -6,20 +6,22 @@
 #include <cuda_runtime_api.h>
 
 #include "dispatch.cuh"
+#include "flash3_fwd.h"
 #include "fused_forward.h"
 
 namespace sdpa::flash3 {
 
 // A CTA of one producer warpgroup (TMA) and kConsumerWGs consumer warpgroups, each owning 64
 // query rows (one wgmma m64 tile); K and V stream through a ring of kStages shared-memory
-// stages of kBlockN keys. Every tile is stored as D/64 column blocks of 128-byte rows with the
+// stages of kBlockN keys; kSchedule orders the consumers' work (flash3_fwd.h). Every tile is stored as D/64 column blocks of 128-byte rows with the
 // 128-byte swizzle, the layout TMA writes and wgmma's descriptors read.
-template <int kHeadDim_, int kConsumerWGs_, int kBlockN_, int kStages_>
+template <int kHeadDim_, int kConsumerWGs_, int kBlockN_, int kStages_, Flash3Schedule kSchedule_>
 struct Flash3FwdTraits {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kConsumerWGs = kConsumerWGs_;
   static constexpr int kBlockN = kBlockN_;
   static constexpr int kStages = kStages_;
+  static constexpr Flash3Schedule kSchedule = kSchedule_;
 
   static constexpr int kWGRows = 64;
   static constexpr int kBlockM = kConsumerWGs * kWGRows;
@@ -47,19 +49,19 @@ struct Flash3FwdTraits {
 // The head dims the kernel is compiled for, one translation unit each (flash3_fwd_hdim*.cu).
 using Flash3HeadDims = IntList<64, 128>;
 
-template <int kHeadDim>
+template <int kHeadDim, Flash3Schedule kSchedule>
 struct Flash3FwdConfig;
-template <>
-struct Flash3FwdConfig<64> {
-  using Traits = Flash3FwdTraits<64, 2, 128, 2>;
+template <Flash3Schedule kSchedule>
+struct Flash3FwdConfig<64, kSchedule> {
+  using Traits = Flash3FwdTraits<64, 2, 128, 2, kSchedule>;
 };
-template <>
-struct Flash3FwdConfig<128> {
-  using Traits = Flash3FwdTraits<128, 2, 128, 2>;
+template <Flash3Schedule kSchedule>
+struct Flash3FwdConfig<128, kSchedule> {
+  using Traits = Flash3FwdTraits<128, 2, 128, 2, kSchedule>;
 };
 
 // Defined in flash3_fwd_kernel.cuh, instantiated by one translation unit per head dimension.
-template <int kHeadDim>
+template <int kHeadDim, Flash3Schedule kSchedule>
 cudaError_t launch_flash3_forward_hdim(const FusedForward& f);
 
 }  // namespace sdpa::flash3

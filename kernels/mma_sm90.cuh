@@ -128,10 +128,12 @@ __device__ __forceinline__ void fence_registers(float (&d)[N]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
-template <int N>
-__device__ __forceinline__ void fence_registers(uint32_t (&r)[N]) {
+template <int M, int N>
+__device__ __forceinline__ void fence_registers(uint32_t (&r)[M][N]) {
 #pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+  for (int i = 0; i < M; ++i)
+#pragma unroll
+    for (int j = 0; j < N; ++j) asm volatile("" : "+r"(r[i][j])::"memory");
 }
 
 // The operand lists of one m64nNk16 wgmma: N/2 fp32 accumulators per thread. SS reads A and B

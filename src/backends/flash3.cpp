@@ -1,5 +1,10 @@
 #include "backends/flash3.h"
 
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
 #ifdef SDPA_HAVE_FLASH3
 #include "backends/fused_kernel.h"
 #include "flash3_fwd.h"
@@ -8,14 +13,45 @@
 namespace sdpa {
 
 namespace {
+
 constexpr std::string_view kSummary =
     "fused, FlashAttention-3 design: TMA into a K/V ring, wgmma, a producer warpgroup and two "
-    "consumer warpgroups";
+    "consumer warpgroups; variants: the consumers' schedules (serial, overlap, pingpong)";
+
+#ifdef SDPA_HAVE_FLASH3
+// The schedules as variants (flash3:all), named as in kernels/flash3_fwd.h; the default is the
+// fastest measured (docs/kernel-notes.md).
+constexpr std::pair<std::string_view, Flash3Schedule> kSchedules[] = {
+    {"serial", Flash3Schedule::serial},
+    {"overlap", Flash3Schedule::overlap},
+    {"pingpong", Flash3Schedule::pingpong},
+};
+
+std::vector<std::string> schedule_names(const Problem&) {
+  std::vector<std::string> names;
+  for (const auto& [name, schedule] : kSchedules) names.emplace_back(name);
+  return names;
+}
+
+std::unique_ptr<Backend> create_flash3(const std::string& variant) {
+  for (const auto& [name, schedule] : kSchedules)
+    if (variant == name) return make_fused_backend(flash3_forward(schedule));
+  return make_fused_backend(kFlash3Forward);
+}
+
+BackendEntry flash3_entry() {
+  BackendEntry e = fused_backend_entry<kFlash3Forward>("flash3", kSummary);
+  e.create = create_flash3;
+  e.variants = schedule_names;
+  return e;
+}
+#endif
+
 }  // namespace
 
 const BackendEntry& flash3_backend_entry() {
 #ifdef SDPA_HAVE_FLASH3
-  static const BackendEntry entry = fused_backend_entry<kFlash3Forward>("flash3", kSummary);
+  static const BackendEntry entry = flash3_entry();
 #else
   static const BackendEntry entry{
       .name = "flash3",

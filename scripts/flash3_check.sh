@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# One call on the H200 for the flash3 kernel: its SASS (HGMMA count, registers), a quick check
+# of every schedule at one shape (a wrong or hanging kernel fails here in seconds), the fused
+# GPU tests, the hopper-bench preset with every schedule, the long shape of issue 14, and with
+# SANITIZE=1 compute-sanitizer on small odd shapes. Build here and carry build/src/sdpa-prof and
+# build/tests/sdpa_gpu_tests. Results land in $OUT; short tables last.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/sdpa-prof-out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu
+export PATH=/usr/local/cuda/bin:$PATH
+tool=build/src/sdpa-prof
+cols=backend,shape,causal,time,tflops,peak,kernel,occupancy,verified,status,reason
+quick=(--warmup 0 --min-samples 1 --min-time 0 --no-profile --case-timeout 30 --quiet)
+
+echo "== SASS"
+cuobjdump --dump-sass "$tool" >"$out/sass.txt" 2>&1
+echo "HGMMA instructions: $(grep -c HGMMA "$out/sass.txt"), in flash3 kernels:" \
+  "$(awk '/Function : .*flash3/{f=1;next} /Function :/{f=0} f && /HGMMA/{n++} END{print n+0}' "$out/sass.txt")"
+cuobjdump --dump-resource-usage "$tool" 2>&1 | grep -A1 flash3 | grep -o "REG:[0-9]*\|SHARED:[0-9]*\|STACK:[0-9]*\|LOCAL:[0-9]*" | sort | uniq -c
+
+echo "== quick check, every schedule"
+timeout 120 $tool --backend flash3:all --batch 1 --heads 4 --kv-heads 2 --seq 1000 --seq-kv 1000,333 \
+  --head-dim 64,128 --dtype bf16,fp16 "${quick[@]}" --columns backend,shape,dtype,causal,verified,status,reason 2>&1 | tail -30
+timeout 120 $tool --backend flash3:all --batch 1 --heads 4 --kv-heads 2 --seq 1000,17 --seq-kv 1000 \
+  --head-dim 64,128 --no-causal "${quick[@]}" --columns backend,shape,causal,verified,status,reason 2>&1 | tail -14
+
+echo "== fused GPU tests"
+timeout 300 build/tests/sdpa_gpu_tests --gtest_filter='FusedBackends.*' >"$out/gpu_tests.log" 2>&1
+echo "tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |Failure|Expected|Which is|flash3" "$out/gpu_tests.log" | head -20
+
+if [ "${SANITIZE:-0}" = 1 ]; then
+  for tool_name in memcheck racecheck synccheck; do
+    timeout 200 compute-sanitizer --tool "$tool_name" --error-exitcode 99 $tool --backend flash3:all \
+      --batch 1 --heads 4 --kv-heads 2 --seq 17,130 --seq-kv 17,130 --head-dim 64,128 --dtype bf16 \
+      "${quick[@]}" >"$out/sanitize-$tool_name.log" 2>&1
+    echo "$tool_name rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool_name.log" | head -2 | tr '\n' ' ')"
+  done
+fi
+
+echo "== hopper-bench (B8 H16 S4096 bf16)"
+timeout 400 $tool --config configs/hopper-bench.json --backend flash,flash3:all,cudnn --json "$out/hopper.json" \
+  --columns "$cols" --quiet >"$out/hopper.txt" 2>&1
+echo "== long (B4 H32 S16384 D128 causal)"
+timeout 300 $tool --config configs/hopper-bench.json --backend flash,flash3:all,cudnn --batch 4 --heads 32 \
+  --seq 16384 --head-dim 128 --causal --json "$out/long.json" --columns "$cols" --quiet >"$out/long.txt" 2>&1
+cat "$out/hopper.txt" "$out/long.txt"
