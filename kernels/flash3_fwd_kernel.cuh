@@ -271,12 +271,14 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     // GEMMs: turn k of warpgroup 0, then turn k of warpgroup 1, then turn k + 1 of 0, ...
     constexpr bool kPingPong = Traits::kSchedule == Flash3Schedule::pingpong;
     static_assert(!kPingPong || Traits::kConsumerWGs == 2, "ping-pong takes turns between two");
+    constexpr int kTurnBarrier = 1 + Traits::kConsumerWGs;  // after the epilogue's barriers
     const int turns = n_blocks + 1;
     const auto begin_turn = [&](int k) {
-      if (kPingPong && (cw == 1 || k > 0)) named_barrier_sync(3 + cw, 256);
+      if (kPingPong && (cw == 1 || k > 0)) named_barrier_sync(kTurnBarrier + cw, 256);
     };
     const auto end_turn = [&](int k) {
-      if (kPingPong && (cw == 0 || k < turns - 1)) named_barrier_arrive(3 + (1 - cw), 256);
+      if (kPingPong && (cw == 0 || k < turns - 1))
+        named_barrier_arrive(kTurnBarrier + (1 - cw), 256);
     };
     // Causal blocks wholly above a warpgroup's rows are computed and masked to zero here, which
     // is only wasteful; with kBlockM == kBlockN there are none.

@@ -49,15 +49,19 @@ struct Flash3FwdTraits {
 // The head dims the kernel is compiled for, one translation unit each (flash3_fwd_hdim*.cu).
 using Flash3HeadDims = IntList<64, 128>;
 
+// Stage 2's schedules hold a stage for S of block n and one for P V of block n-1: a third and
+// fourth stage keep a load in flight behind them. At D64 the GEMMs are short against the
+// softmax, so three consumer warpgroups (192 rows) share the tensor cores, except under
+// ping-pong, which takes turns between two.
 template <int kHeadDim, Flash3Schedule kSchedule>
 struct Flash3FwdConfig;
 template <Flash3Schedule kSchedule>
 struct Flash3FwdConfig<64, kSchedule> {
-  using Traits = Flash3FwdTraits<64, 2, 128, 2, kSchedule>;
+  using Traits = Flash3FwdTraits<64, kSchedule == Flash3Schedule::pingpong ? 2 : 3, 128, 4, kSchedule>;
 };
 template <Flash3Schedule kSchedule>
 struct Flash3FwdConfig<128, kSchedule> {
-  using Traits = Flash3FwdTraits<128, 2, 128, 2, kSchedule>;
+  using Traits = Flash3FwdTraits<128, 2, 128, 3, kSchedule>;
 };
 
 // Defined in flash3_fwd_kernel.cuh, instantiated by one translation unit per head dimension.

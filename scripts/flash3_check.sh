@@ -14,12 +14,16 @@ tool=build/src/sdpa-prof
 cols=backend,shape,causal,time,tflops,peak,kernel,occupancy,verified,status,reason
 quick=(--warmup 0 --min-samples 1 --min-time 0 --no-profile --case-timeout 30 --quiet)
 
-echo "== SASS"
-cuobjdump --dump-sass "$tool" >"$out/sass.txt" 2>&1
-echo "HGMMA instructions: $(grep -c HGMMA "$out/sass.txt"), in flash3 kernels:" \
-  "$(awk '/Function : .*flash3/{f=1;next} /Function :/{f=0} f && /HGMMA/{n++} END{print n+0}' "$out/sass.txt")"
-cuobjdump --dump-resource-usage "$tool" 2>&1 | grep -A1 flash3 | grep -o "REG:[0-9]*\|SHARED:[0-9]*\|STACK:[0-9]*\|LOCAL:[0-9]*" | sort | uniq -c
+summary="$out/summary.txt"
+{
+  echo "== SASS of the flash3 kernels (per kernel: HGMMA, LDL/STL local-memory instructions)"
+  cuobjdump --dump-sass "$tool" 2>&1 | awk '/Function : .*flash3/{if (n) print h, l, n; n=$3; h=0; l=0; f=1; next}
+    /Function :/{if (f) print h, l, n; f=0; n=""} f && /HGMMA/{h++} f && /(LDL|STL)/{l++}
+    END{if (f) print h, l, n}' | sed 's/_ZN4sdpa6flash317flash3_fwd_kernelINS0_15Flash3FwdTraits//' | cut -c1-90 | head -24
+  cuobjdump --dump-resource-usage "$tool" 2>&1 | grep -A1 flash3 | grep -o "REG:[0-9]*\|SHARED:[0-9]*\|STACK:[0-9]*\|LOCAL:[0-9]*" | sort | uniq -c
+} >"$summary" 2>&1
 
+exec > >(tee -a "$summary") 2>&1
 echo "== quick check, every schedule"
 timeout 120 $tool --backend flash3:all --batch 1 --heads 4 --kv-heads 2 --seq 1000 --seq-kv 1000,333 \
   --head-dim 64,128 --dtype bf16,fp16 "${quick[@]}" --columns backend,shape,dtype,causal,verified,status,reason 2>&1 | tail -30
@@ -45,4 +49,4 @@ timeout 400 $tool --config configs/hopper-bench.json --backend flash,flash3:all,
 echo "== long (B4 H32 S16384 D128 causal)"
 timeout 300 $tool --config configs/hopper-bench.json --backend flash,flash3:all,cudnn --batch 4 --heads 32 \
   --seq 16384 --head-dim 128 --causal --json "$out/long.json" --columns "$cols" --quiet >"$out/long.txt" 2>&1
-cat "$out/hopper.txt" "$out/long.txt"
+sed '/^findings:/,$d' "$out/hopper.txt" "$out/long.txt" | grep -v "^\[" 
