@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "flash3_fwd.h"
 #include "flash3_traits.cuh"
 #include "fused_launch.cuh"
@@ -5,16 +7,15 @@
 namespace sdpa {
 namespace {
 
-constexpr auto kHeadDims = fused_head_dim_table(flash3::Flash3HeadDims{}, [](auto d) {
-  return flash3::Flash3FwdConfig<decltype(d)::value, Flash3Schedule::pingpong>::Traits::kSmemBytes;
-});
+using flash3::Flash3FwdConfig;
 
-template <Flash3Schedule kSchedule>
-cudaError_t launch_flash3_forward(const FusedForward& f) {
-  return launch_within_limits(flash3::Flash3HeadDims{}, kFlash3Forward.limits, f, [&](auto d) {
-    return flash3::launch_flash3_forward_hdim<decltype(d)::value, kSchedule>(f);
-  });
-}
+// The shared memory the limits state for a head dim: the most any schedule asks for.
+constexpr auto kHeadDims = fused_head_dim_table(flash3::Flash3HeadDims{}, [](auto d) {
+  constexpr int D = decltype(d)::value;
+  return std::max({Flash3FwdConfig<D, Flash3Schedule::serial>::Traits::kSmemBytes,
+                   Flash3FwdConfig<D, Flash3Schedule::overlap>::Traits::kSmemBytes,
+                   Flash3FwdConfig<D, Flash3Schedule::pingpong>::Traits::kSmemBytes});
+});
 
 constexpr FusedKernelLimits kLimits{
     .head_dims = kHeadDims,
@@ -24,24 +25,43 @@ constexpr FusedKernelLimits kLimits{
     .max_grid_yz = kMaxGridYZ,
     .exact_arch = true};
 
-constexpr FusedForwardKernel kSerial{kLimits, launch_flash3_forward<Flash3Schedule::serial>};
-constexpr FusedForwardKernel kOverlap{kLimits, launch_flash3_forward<Flash3Schedule::overlap>};
+template <Flash3Schedule kSchedule, bool kPersistent>
+cudaError_t launch_schedule(const FusedForward& f) {
+  return launch_within_limits(flash3::Flash3HeadDims{}, kLimits, f, [&](auto d) {
+    return flash3::launch_flash3_forward_hdim<decltype(d)::value, kSchedule, kPersistent>(f);
+  });
+}
 
-}  // namespace
+cudaError_t launch_default(const FusedForward& f) {
+  return launch_within_limits(flash3::Flash3HeadDims{}, kLimits, f, [&](auto d) {
+    using Default = flash3::Flash3Default<decltype(d)::value>;
+    return flash3::launch_flash3_forward_hdim<decltype(d)::value, Default::kSchedule,
+                                              Default::kPersistent>(f);
+  });
+}
 
-constexpr FusedForwardKernel kFlash3Forward{kLimits,
-                                            launch_flash3_forward<Flash3Schedule::pingpong>};
+template <Flash3Schedule kSchedule, bool kPersistent>
+constexpr FusedForwardKernel kScheduled{kLimits, launch_schedule<kSchedule, kPersistent>};
 
-const FusedForwardKernel& flash3_forward(Flash3Schedule schedule) {
+template <bool kPersistent>
+const FusedForwardKernel& scheduled(Flash3Schedule schedule) {
   switch (schedule) {
     case Flash3Schedule::serial:
-      return kSerial;
+      return kScheduled<Flash3Schedule::serial, kPersistent>;
     case Flash3Schedule::overlap:
-      return kOverlap;
+      return kScheduled<Flash3Schedule::overlap, kPersistent>;
     case Flash3Schedule::pingpong:
       break;
   }
-  return kFlash3Forward;
+  return kScheduled<Flash3Schedule::pingpong, kPersistent>;
+}
+
+}  // namespace
+
+constexpr FusedForwardKernel kFlash3Forward{kLimits, launch_default};
+
+const FusedForwardKernel& flash3_forward(Flash3Schedule schedule, bool persistent) {
+  return persistent ? scheduled<true>(schedule) : scheduled<false>(schedule);
 }
 
 }  // namespace sdpa

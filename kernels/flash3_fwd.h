@@ -12,8 +12,10 @@ namespace sdpa {
 // pingpong (overlap, with the two consumers taking turns to issue their GEMMs).
 enum class Flash3Schedule { serial, overlap, pingpong };
 
-// The kernel with the default schedule; every schedule has the same limits.
+// The kernel with each head dim's default schedule (flash3_traits.cuh); every schedule has the
+// same limits. Persistent: one CTA per SM looping over the query tiles (heaviest causal tiles
+// first, every gridDim.x-th), instead of one CTA per tile.
 extern const FusedForwardKernel kFlash3Forward;
-const FusedForwardKernel& flash3_forward(Flash3Schedule schedule);
+const FusedForwardKernel& flash3_forward(Flash3Schedule schedule, bool persistent);
 
 }  // namespace sdpa

@@ -13,6 +13,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -21,7 +22,6 @@
 #include "fused_launch.cuh"
 #include "mma_sm80.cuh"
 #include "mma_sm90.cuh"
-#include "query_block.cuh"
 #include "tma_map.h"
 
 namespace sdpa::flash3 {
@@ -152,26 +152,38 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   const uint32_t s_k = s_q + Traits::kQBytes;
   const uint32_t s_v = s_k + kStages * Traits::kTileBytes;
   const uint32_t bar_q = s_v + kStages * Traits::kTileBytes;
-  const auto bar_k_full = [&](int s) { return bar_q + 8 * (1 + s); };
-  const auto bar_v_full = [&](int s) { return bar_q + 8 * (1 + kStages + s); };
-  const auto bar_empty = [&](int s) { return bar_q + 8 * (1 + 2 * kStages + s); };
+  const uint32_t bar_q_empty = bar_q + 8;
+  const auto bar_k_full = [&](int s) { return bar_q + 8 * (2 + s); };
+  const auto bar_v_full = [&](int s) { return bar_q + 8 * (2 + kStages + s); };
+  const auto bar_empty = [&](int s) { return bar_q + 8 * (2 + 2 * kStages + s); };
 
-  // Heaviest causal blocks first: the grid runs them before the light ones.
-  const int m0 = static_cast<int>(gridDim.x - 1 - blockIdx.x) * kBlockM;
-  const int head = static_cast<int>(blockIdx.y);
-  const int batch = static_cast<int>(blockIdx.z);
   const int seq_q = static_cast<int>(p.seq_q);
   const int seq_kv = static_cast<int>(p.seq_kv);
-  const int bh_q = batch * static_cast<int>(p.heads) + head;
-  const int bh_kv =
-      batch * static_cast<int>(p.kv_heads) + head / static_cast<int>(p.heads / p.kv_heads);
-  const int kv_end = kCausal ? min(seq_kv, m0 + kBlockM) : seq_kv;
-  const int n_blocks = (kv_end + kBlockN - 1) / kBlockN;
+  const int64_t q_heads = p.batch * p.heads;
+  const int64_t n_tiles = (p.seq_q + kBlockM - 1) / kBlockM * q_heads;
+  const int64_t group = p.heads / p.kv_heads;
+  // Tile i is query block m of head bh, heaviest causal blocks first: a grid of one CTA per
+  // tile runs them before the light ones, and a persistent CTA takes every gridDim.x-th.
+  struct Tile {
+    int m0;
+    int bh_q;
+    int bh_kv;
+    int n_blocks;
+  };
+  const auto tile_at = [&](int64_t i) {
+    const int64_t bh = i % q_heads;
+    const int m0 = static_cast<int>(n_tiles / q_heads - 1 - i / q_heads) * kBlockM;
+    const int kv_end = kCausal ? min(seq_kv, m0 + kBlockM) : seq_kv;
+    return Tile{m0, static_cast<int>(bh),
+                static_cast<int>((bh / p.heads) * p.kv_heads + (bh % p.heads) / group),
+                (kv_end + kBlockN - 1) / kBlockN};
+  };
 
   const int tid = static_cast<int>(threadIdx.x);
   const int wg = tid / 128;
   if (tid == 0) {
     mbarrier_init(bar_q, 1);
+    mbarrier_init(bar_q_empty, Traits::kConsumerWGs);
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(bar_k_full(s), 1);
       mbarrier_init(bar_v_full(s), 1);
@@ -186,24 +198,35 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   if (wg == 0) {
     lower_registers<Traits::kProducerRegs>();
     if (tid == 0) {
-      mbarrier_arrive_expect_tx(bar_q, Traits::kQBytes);
+      // The ring runs on across tiles: `load` counts the key blocks loaded by this CTA.
+      int load = 0;
+      int tile_count = 0;
+      for (int64_t i = blockIdx.x; i < n_tiles; i += gridDim.x, ++tile_count) {
+        const Tile tile = tile_at(i);
+        for (int it = 0; it < tile.n_blocks; ++it, ++load) {
+          const int s = load % kStages;
+          const int n0 = (tile.n_blocks - 1 - it) * kBlockN;
+          mbarrier_wait(bar_empty(s), ((load / kStages) & 1) ^ 1);
+          mbarrier_arrive_expect_tx(bar_k_full(s), Traits::kTileBytes);
 #pragma unroll
-      for (int c = 0; c < kColBlocks; ++c)
-        tma_load_3d(s_q + c * kQColBytes, &map_q, bar_q, c * 64, m0, bh_q);
-      for (int it = 0; it < n_blocks; ++it) {
-        const int s = it % kStages;
-        const int n0 = (n_blocks - 1 - it) * kBlockN;
-        mbarrier_wait(bar_empty(s), ((it / kStages) & 1) ^ 1);
-        mbarrier_arrive_expect_tx(bar_k_full(s), Traits::kTileBytes);
+          for (int c = 0; c < kColBlocks; ++c)
+            tma_load_3d(s_k + s * Traits::kTileBytes + c * kKVColBytes, &map_k, bar_k_full(s),
+                        c * 64, n0, tile.bh_kv);
+          mbarrier_arrive_expect_tx(bar_v_full(s), Traits::kTileBytes);
 #pragma unroll
-        for (int c = 0; c < kColBlocks; ++c)
-          tma_load_3d(s_k + s * Traits::kTileBytes + c * kKVColBytes, &map_k, bar_k_full(s), c * 64,
-                      n0, bh_kv);
-        mbarrier_arrive_expect_tx(bar_v_full(s), Traits::kTileBytes);
+          for (int c = 0; c < kColBlocks; ++c)
+            tma_load_3d(s_v + s * Traits::kTileBytes + c * kKVColBytes, &map_v, bar_v_full(s),
+                        c * 64, n0, tile.bh_kv);
+          // Q of the next tile once the consumers have stored the last one's O from its rows;
+          // the first key block goes first, so it is in flight during their epilogue.
+          if (it == 0) {
+            mbarrier_wait(bar_q_empty, (tile_count & 1) ^ 1);
+            mbarrier_arrive_expect_tx(bar_q, Traits::kQBytes);
 #pragma unroll
-        for (int c = 0; c < kColBlocks; ++c)
-          tma_load_3d(s_v + s * Traits::kTileBytes + c * kKVColBytes, &map_v, bar_v_full(s), c * 64,
-                      n0, bh_kv);
+            for (int c = 0; c < kColBlocks; ++c)
+              tma_load_3d(s_q + c * kQColBytes, &map_q, bar_q, c * 64, tile.m0, tile.bh_q);
+          }
+        }
       }
     }
     return;
@@ -216,21 +239,27 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   const int lane = tid % 32;
   const int g = lane / 4;  // accumulator row within the warp's 16 (and g + 8)
   const int t = lane % 4;  // accumulator column pair
+  // `used` counts the key blocks this CTA consumed in earlier tiles: the ring's position.
+  int used = 0;
+  int tile_count = 0;
+  for (int64_t i = blockIdx.x; i < n_tiles; i += gridDim.x, ++tile_count) {
+  const Tile tile = tile_at(i);
+  const int n_blocks = tile.n_blocks;
   Rows rows{.q_wg = s_q + cw * Traits::kWGRows * 128,
-            .wg_row0 = m0 + cw * Traits::kWGRows,
-            .row0 = m0 + cw * Traits::kWGRows + warp * 16 + g,
+            .wg_row0 = tile.m0 + cw * Traits::kWGRows,
+            .row0 = tile.m0 + cw * Traits::kWGRows + warp * 16 + g,
             .t = t,
             .seq_kv = seq_kv,
             .scale_log2 = p.scale * 1.4426950408889634f};
 
   float acc_o[Rows::kOAcc];
 #pragma unroll
-  for (int i = 0; i < Rows::kOAcc; ++i) acc_o[i] = 0.f;
+  for (int j = 0; j < Rows::kOAcc; ++j) acc_o[j] = 0.f;
   float acc_s[Rows::kSAcc];
   uint32_t p_frag[kBlockN / 16][4];
   float alpha[2];
-  const auto stage_of = [&](int it) { return it % kStages; };
-  const auto parity_of = [&](int it) { return static_cast<uint32_t>((it / kStages) & 1); };
+  const auto stage_of = [&](int it) { return (used + it) % kStages; };
+  const auto parity_of = [&](int it) { return static_cast<uint32_t>(((used + it) / kStages) & 1); };
   const auto block_start = [&](int it) { return (n_blocks - 1 - it) * kBlockN; };
   // Every consumer warp hands a stage back once its MMAs on it are complete.
   const auto release = [&](int it) {
@@ -238,7 +267,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     if (lane == 0) mbarrier_arrive(bar_empty(stage_of(it)));
   };
 
-  mbarrier_wait(bar_q, 0);
+  mbarrier_wait(bar_q, tile_count & 1);
   if constexpr (Traits::kSchedule == Flash3Schedule::serial) {
     // Stage 1: each block's S = Q K^T, softmax and O += P V one after the other.
     for (int it = 0; it < n_blocks; ++it) {
@@ -344,20 +373,39 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     }
   fence_async_shared();
   named_barrier_sync(1 + cw, 128);
-  if (tw == 0 && rows.wg_row0 < seq_q) {
+  if (tw == 0) {
+    if (rows.wg_row0 < seq_q) {
 #pragma unroll
-    for (int c = 0; c < kColBlocks; ++c)
-      tma_store_3d(&map_o, rows.q_wg + c * kQColBytes, c * 64, rows.wg_row0, bh_q);
-    tma_store_commit_and_wait_read();
+      for (int c = 0; c < kColBlocks; ++c)
+        tma_store_3d(&map_o, rows.q_wg + c * kQColBytes, c * 64, rows.wg_row0, tile.bh_q);
+      tma_store_commit_and_wait_read();
+    }
+    mbarrier_arrive(bar_q_empty);  // the next tile's Q may overwrite these rows now
+  }
+  used += n_blocks;
   }
 #else
   __trap();  // built for sm_90a only (kernels/CMakeLists.txt); the backend never launches it elsewhere
 #endif
 }
 
-template <int kHeadDim, Flash3Schedule kSchedule>
+template <int kHeadDim, Flash3Schedule kSchedule, bool kPersistent>
 cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
   using Traits = typename Flash3FwdConfig<kHeadDim, kSchedule>::Traits;
+  // One CTA per tile, or (persistent) one per SM looping over the tiles.
+  const int64_t n_tiles = (f.shape.seq_q + Traits::kBlockM - 1) / Traits::kBlockM * f.shape.batch *
+                          f.shape.heads;
+  if (n_tiles > INT32_MAX) return cudaErrorInvalidValue;
+  int64_t grid = n_tiles;
+  if constexpr (kPersistent) {
+    int device = 0;
+    int sms = 0;
+    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+    if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        e != cudaSuccess)
+      return e;
+    grid = std::min<int64_t>(n_tiles, sms);
+  }
   const AttentionShape& s = f.shape;
   const int64_t q_heads = s.batch * s.heads;
   const int64_t kv_heads = s.batch * s.kv_heads;
@@ -378,7 +426,7 @@ cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
     static const cudaError_t attr = allow_dynamic_smem(causal, full, Traits::kSmemBytes);
     if (attr != cudaSuccess) return attr;
     auto* const kernel = s.causal ? causal : full;
-    kernel<<<query_block_grid<Traits>(s), Traits::kNThreads, Traits::kSmemBytes, f.stream>>>(
+    kernel<<<static_cast<unsigned>(grid), Traits::kNThreads, Traits::kSmemBytes, f.stream>>>(
         map_q, map_k, map_v, map_o, s);
     return cudaGetLastError();
   });

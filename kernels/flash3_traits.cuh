@@ -34,7 +34,7 @@ struct Flash3FwdTraits {
 
   static constexpr int kQBytes = kBlockM * kHeadDim * 2;
   static constexpr int kTileBytes = kBlockN * kHeadDim * 2;  // one K or V stage
-  static constexpr int kBarrierBytes = 8 * (1 + 3 * kStages);
+  static constexpr int kBarrierBytes = 8 * (2 + 3 * kStages);  // Q full and empty, 3 a stage
   // 1024 bytes of slack: the swizzle atoms must start 1024-aligned.
   static constexpr int kSmemBytes = 1024 + kQBytes + 2 * kStages * kTileBytes + kBarrierBytes;
 
@@ -64,8 +64,22 @@ struct Flash3FwdConfig<128, kSchedule> {
   using Traits = Flash3FwdTraits<128, 2, 128, 3, kSchedule>;
 };
 
+// The schedule each head dim runs by default (flash3 without a variant): the fastest measured.
+template <int kHeadDim>
+struct Flash3Default;
+template <>
+struct Flash3Default<64> {
+  static constexpr Flash3Schedule kSchedule = Flash3Schedule::serial;
+  static constexpr bool kPersistent = true;
+};
+template <>
+struct Flash3Default<128> {
+  static constexpr Flash3Schedule kSchedule = Flash3Schedule::pingpong;
+  static constexpr bool kPersistent = true;
+};
+
 // Defined in flash3_fwd_kernel.cuh, instantiated by one translation unit per head dimension.
-template <int kHeadDim, Flash3Schedule kSchedule>
+template <int kHeadDim, Flash3Schedule kSchedule, bool kPersistent>
 cudaError_t launch_flash3_forward_hdim(const FusedForward& f);
 
 }  // namespace sdpa::flash3

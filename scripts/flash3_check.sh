@@ -34,19 +34,19 @@ echo "== fused GPU tests"
 timeout 300 build/tests/sdpa_gpu_tests --gtest_filter='FusedBackends.*' >"$out/gpu_tests.log" 2>&1
 echo "tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |Failure|Expected|Which is|flash3" "$out/gpu_tests.log" | head -20
 
-if [ "${SANITIZE:-0}" = 1 ]; then
-  for tool_name in memcheck racecheck synccheck; do
-    timeout 200 compute-sanitizer --tool "$tool_name" --error-exitcode 99 $tool --backend flash3:all \
-      --batch 1 --heads 4 --kv-heads 2 --seq 17,130 --seq-kv 17,130 --head-dim 64,128 --dtype bf16 \
-      "${quick[@]}" >"$out/sanitize-$tool_name.log" 2>&1
-    echo "$tool_name rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool_name.log" | head -2 | tr '\n' ' ')"
-  done
-fi
-
 echo "== hopper-bench (B8 H16 S4096 bf16)"
 timeout 400 $tool --config configs/hopper-bench.json --backend flash,flash3:all,cudnn --json "$out/hopper.json" \
   --columns "$cols" --quiet >"$out/hopper.txt" 2>&1
 echo "== long (B4 H32 S16384 D128 causal)"
 timeout 300 $tool --config configs/hopper-bench.json --backend flash,flash3:all,cudnn --batch 4 --heads 32 \
   --seq 16384 --head-dim 128 --causal --json "$out/long.json" --columns "$cols" --quiet >"$out/long.txt" 2>&1
+if [ "${SANITIZE:-0}" = 1 ]; then
+  for tool_name in memcheck racecheck synccheck; do
+    timeout ${SANITIZE_TIMEOUT:-60} compute-sanitizer --tool "$tool_name" --error-exitcode 99 $tool --backend flash3:all \
+      --batch 1 --heads 4 --kv-heads 2 --seq 17,130 --seq-kv 130 --head-dim 64,128 --dtype bf16 \
+      --warmup 0 --min-samples 1 --min-time 0 --no-profile --quiet >"$out/sanitize-$tool_name.log" 2>&1
+    echo "$tool_name rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool_name.log" | head -2 | tr '\n' ' ')"
+  done
+fi
+
 sed '/^findings:/,$d' "$out/hopper.txt" "$out/long.txt" | grep -v "^\[" 

@@ -2,7 +2,6 @@
 
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #ifdef SDPA_HAVE_FLASH3
@@ -16,33 +15,42 @@ namespace {
 
 constexpr std::string_view kSummary =
     "fused, FlashAttention-3 design: TMA into a K/V ring, wgmma, a producer warpgroup and two "
-    "consumer warpgroups; variants: the consumers' schedules (serial, overlap, pingpong)";
+    "consumer warpgroups; variants: the consumers' schedules (serial, overlap, pingpong), each "
+    "also with a persistent grid";
 
 #ifdef SDPA_HAVE_FLASH3
-// The schedules as variants (flash3:all), named as in kernels/flash3_fwd.h; the default is the
-// fastest measured (docs/kernel-notes.md).
-constexpr std::pair<std::string_view, Flash3Schedule> kSchedules[] = {
-    {"serial", Flash3Schedule::serial},
-    {"overlap", Flash3Schedule::overlap},
-    {"pingpong", Flash3Schedule::pingpong},
+// The schedules as variants (flash3:all), named as in kernels/flash3_fwd.h; without one, each
+// head dim runs its default (kernels/flash3_traits.cuh, docs/kernel-notes.md).
+struct Variant {
+  std::string_view name;
+  Flash3Schedule schedule;
+  bool persistent;
+};
+constexpr Variant kVariants[] = {
+    {"serial", Flash3Schedule::serial, false},
+    {"overlap", Flash3Schedule::overlap, false},
+    {"pingpong", Flash3Schedule::pingpong, false},
+    {"serial-persistent", Flash3Schedule::serial, true},
+    {"overlap-persistent", Flash3Schedule::overlap, true},
+    {"pingpong-persistent", Flash3Schedule::pingpong, true},
 };
 
-std::vector<std::string> schedule_names(const Problem&) {
+std::vector<std::string> variant_names(const Problem&) {
   std::vector<std::string> names;
-  for (const auto& [name, schedule] : kSchedules) names.emplace_back(name);
+  for (const Variant& v : kVariants) names.emplace_back(v.name);
   return names;
 }
 
 std::unique_ptr<Backend> create_flash3(const std::string& variant) {
-  for (const auto& [name, schedule] : kSchedules)
-    if (variant == name) return make_fused_backend(flash3_forward(schedule));
+  for (const Variant& v : kVariants)
+    if (variant == v.name) return make_fused_backend(flash3_forward(v.schedule, v.persistent));
   return make_fused_backend(kFlash3Forward);
 }
 
 BackendEntry flash3_entry() {
   BackendEntry e = fused_backend_entry<kFlash3Forward>("flash3", kSummary);
   e.create = create_flash3;
-  e.variants = schedule_names;
+  e.variants = variant_names;
   return e;
 }
 #endif
