@@ -57,7 +57,8 @@ struct ConsumerRows {
 #pragma unroll
     for (int ks = 0; ks < D / 16; ++ks) {
       const uint64_t a = smem_descriptor(q_wg + (ks / 4) * kQColBytes + (ks % 4) * 32, 16, 1024);
-      const uint64_t b = smem_descriptor(k_stage + (ks / 4) * kKVColBytes + (ks % 4) * 32, 16, 1024);
+      const uint64_t b =
+          smem_descriptor(k_stage + (ks / 4) * kKVColBytes + (ks % 4) * 32, 16, 1024);
       wgmma_ss_n128<T>(acc_s, a, b, ks > 0 ? 1 : 0);
     }
     wgmma_commit();
@@ -243,149 +244,152 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   int used = 0;
   int tile_count = 0;
   for (int64_t i = blockIdx.x; i < n_tiles; i += gridDim.x, ++tile_count) {
-  const Tile tile = tile_at(i);
-  const int n_blocks = tile.n_blocks;
-  Rows rows{.q_wg = s_q + cw * Traits::kWGRows * 128,
-            .wg_row0 = tile.m0 + cw * Traits::kWGRows,
-            .row0 = tile.m0 + cw * Traits::kWGRows + warp * 16 + g,
-            .t = t,
-            .seq_kv = seq_kv,
-            .scale_log2 = p.scale * 1.4426950408889634f};
+    const Tile tile = tile_at(i);
+    const int n_blocks = tile.n_blocks;
+    Rows rows{.q_wg = s_q + cw * Traits::kWGRows * 128,
+              .wg_row0 = tile.m0 + cw * Traits::kWGRows,
+              .row0 = tile.m0 + cw * Traits::kWGRows + warp * 16 + g,
+              .t = t,
+              .seq_kv = seq_kv,
+              .scale_log2 = p.scale * 1.4426950408889634f};
 
-  float acc_o[Rows::kOAcc];
+    float acc_o[Rows::kOAcc];
 #pragma unroll
-  for (int j = 0; j < Rows::kOAcc; ++j) acc_o[j] = 0.f;
-  float acc_s[Rows::kSAcc];
-  uint32_t p_frag[kBlockN / 16][4];
-  float alpha[2];
-  const auto stage_of = [&](int it) { return (used + it) % kStages; };
-  const auto parity_of = [&](int it) { return static_cast<uint32_t>(((used + it) / kStages) & 1); };
-  const auto block_start = [&](int it) { return (n_blocks - 1 - it) * kBlockN; };
-  // Every consumer warp hands a stage back once its MMAs on it are complete.
-  const auto release = [&](int it) {
-    __syncwarp();
-    if (lane == 0) mbarrier_arrive(bar_empty(stage_of(it)));
-  };
+    for (int j = 0; j < Rows::kOAcc; ++j) acc_o[j] = 0.f;
+    float acc_s[Rows::kSAcc];
+    uint32_t p_frag[kBlockN / 16][4];
+    float alpha[2];
+    const auto stage_of = [&](int it) { return (used + it) % kStages; };
+    const auto parity_of = [&](int it) {
+      return static_cast<uint32_t>(((used + it) / kStages) & 1);
+    };
+    const auto block_start = [&](int it) { return (n_blocks - 1 - it) * kBlockN; };
+    // Every consumer warp hands a stage back once its MMAs on it are complete.
+    const auto release = [&](int it) {
+      __syncwarp();
+      if (lane == 0) mbarrier_arrive(bar_empty(stage_of(it)));
+    };
 
-  mbarrier_wait(bar_q, tile_count & 1);
-  if constexpr (Traits::kSchedule == Flash3Schedule::serial) {
-    // Stage 1: each block's S = Q K^T, softmax and O += P V one after the other.
-    for (int it = 0; it < n_blocks; ++it) {
-      const int s = stage_of(it);
-      const int n0 = block_start(it);
-      // A warpgroup whose rows all lie above this key block's first key has nothing to add
-      // here; it still waits for the stage, so that its arrival on the empty barrier is in order.
-      const bool active = !kCausal || n0 <= rows.wg_row0 + Traits::kWGRows - 1;
-      mbarrier_wait(bar_k_full(s), parity_of(it));
-      if (active) {
+    mbarrier_wait(bar_q, tile_count & 1);
+    if constexpr (Traits::kSchedule == Flash3Schedule::serial) {
+      // Stage 1: each block's S = Q K^T, softmax and O += P V one after the other.
+      for (int it = 0; it < n_blocks; ++it) {
+        const int s = stage_of(it);
+        const int n0 = block_start(it);
+        // A warpgroup whose rows all lie above this key block's first key has nothing to add
+        // here; it still waits for the stage, so that its arrival on the empty barrier is in order.
+        const bool active = !kCausal || n0 <= rows.wg_row0 + Traits::kWGRows - 1;
+        mbarrier_wait(bar_k_full(s), parity_of(it));
+        if (active) {
+          rows.issue_qk(acc_s, s_k + s * Traits::kTileBytes);
+          wgmma_wait<0>();
+          fence_registers(acc_s);
+          if (rows.softmax(acc_s, n0, alpha)) Rows::rescale_o(acc_o, alpha);
+          Rows::convert_p(acc_s, p_frag);
+        }
+        mbarrier_wait(bar_v_full(s), parity_of(it));
+        if (active) {
+          fence_registers(acc_o);
+          rows.issue_pv(acc_o, p_frag, s_v + s * Traits::kTileBytes);
+          wgmma_wait<0>();
+          fence_registers(acc_o);
+        }
+        release(it);
+      }
+    } else {
+      // Stage 2: block it's S = Q K^T is issued together with block it-1's O += P V, and its
+      // softmax runs while that P V is still on the tensor cores. With ping-pong, the two
+      // consumer warpgroups also take turns to issue, so one's softmax runs under the other's
+      // GEMMs: turn k of warpgroup 0, then turn k of warpgroup 1, then turn k + 1 of 0, ...
+      constexpr bool kPingPong = Traits::kSchedule == Flash3Schedule::pingpong;
+      static_assert(!kPingPong || Traits::kConsumerWGs == 2, "ping-pong takes turns between two");
+      constexpr int kTurnBarrier = 1 + Traits::kConsumerWGs;  // after the epilogue's barriers
+      const int turns = n_blocks + 1;
+      const auto begin_turn = [&](int k) {
+        if (kPingPong && (cw == 1 || k > 0)) named_barrier_sync(kTurnBarrier + cw, 256);
+      };
+      const auto end_turn = [&](int k) {
+        if (kPingPong && (cw == 0 || k < turns - 1))
+          named_barrier_arrive(kTurnBarrier + (1 - cw), 256);
+      };
+      // Causal blocks wholly above a warpgroup's rows are computed and masked to zero here, which
+      // is only wasteful; with kBlockM == kBlockN there are none.
+      mbarrier_wait(bar_k_full(stage_of(0)), parity_of(0));
+      begin_turn(0);
+      rows.issue_qk(acc_s, s_k + stage_of(0) * Traits::kTileBytes);
+      end_turn(0);
+      wgmma_wait<0>();
+      fence_registers(acc_s);
+      rows.softmax(acc_s, block_start(0), alpha);  // O is still zero: nothing to rescale
+      Rows::convert_p(acc_s, p_frag);
+      for (int it = 1; it < n_blocks; ++it) {
+        const int s = stage_of(it);
+        const int prev = stage_of(it - 1);
+        mbarrier_wait(bar_k_full(s), parity_of(it));
+        mbarrier_wait(bar_v_full(prev), parity_of(it - 1));
+        begin_turn(it);
         rows.issue_qk(acc_s, s_k + s * Traits::kTileBytes);
-        wgmma_wait<0>();
+        fence_registers(acc_o);
+        rows.issue_pv(acc_o, p_frag, s_v + prev * Traits::kTileBytes);
+        end_turn(it);
+        wgmma_wait<1>();  // S of block it has landed; P V of block it-1 may still run
         fence_registers(acc_s);
-        if (rows.softmax(acc_s, n0, alpha)) Rows::rescale_o(acc_o, alpha);
+        const bool rescale = rows.softmax(acc_s, block_start(it), alpha);
+        wgmma_wait<0>();
+        fence_registers(acc_o);
+        fence_registers(p_frag);
+        release(it - 1);
+        if (rescale) Rows::rescale_o(acc_o, alpha);
         Rows::convert_p(acc_s, p_frag);
       }
-      mbarrier_wait(bar_v_full(s), parity_of(it));
-      if (active) {
-        fence_registers(acc_o);
-        rows.issue_pv(acc_o, p_frag, s_v + s * Traits::kTileBytes);
-        wgmma_wait<0>();
-        fence_registers(acc_o);
-      }
-      release(it);
-    }
-  } else {
-    // Stage 2: block it's S = Q K^T is issued together with block it-1's O += P V, and its
-    // softmax runs while that P V is still on the tensor cores. With ping-pong, the two
-    // consumer warpgroups also take turns to issue, so one's softmax runs under the other's
-    // GEMMs: turn k of warpgroup 0, then turn k of warpgroup 1, then turn k + 1 of 0, ...
-    constexpr bool kPingPong = Traits::kSchedule == Flash3Schedule::pingpong;
-    static_assert(!kPingPong || Traits::kConsumerWGs == 2, "ping-pong takes turns between two");
-    constexpr int kTurnBarrier = 1 + Traits::kConsumerWGs;  // after the epilogue's barriers
-    const int turns = n_blocks + 1;
-    const auto begin_turn = [&](int k) {
-      if (kPingPong && (cw == 1 || k > 0)) named_barrier_sync(kTurnBarrier + cw, 256);
-    };
-    const auto end_turn = [&](int k) {
-      if (kPingPong && (cw == 0 || k < turns - 1))
-        named_barrier_arrive(kTurnBarrier + (1 - cw), 256);
-    };
-    // Causal blocks wholly above a warpgroup's rows are computed and masked to zero here, which
-    // is only wasteful; with kBlockM == kBlockN there are none.
-    mbarrier_wait(bar_k_full(stage_of(0)), parity_of(0));
-    begin_turn(0);
-    rows.issue_qk(acc_s, s_k + stage_of(0) * Traits::kTileBytes);
-    end_turn(0);
-    wgmma_wait<0>();
-    fence_registers(acc_s);
-    rows.softmax(acc_s, block_start(0), alpha);  // O is still zero: nothing to rescale
-    Rows::convert_p(acc_s, p_frag);
-    for (int it = 1; it < n_blocks; ++it) {
-      const int s = stage_of(it);
-      const int prev = stage_of(it - 1);
-      mbarrier_wait(bar_k_full(s), parity_of(it));
-      mbarrier_wait(bar_v_full(prev), parity_of(it - 1));
-      begin_turn(it);
-      rows.issue_qk(acc_s, s_k + s * Traits::kTileBytes);
+      const int last = n_blocks - 1;
+      mbarrier_wait(bar_v_full(stage_of(last)), parity_of(last));
+      begin_turn(n_blocks);
       fence_registers(acc_o);
-      rows.issue_pv(acc_o, p_frag, s_v + prev * Traits::kTileBytes);
-      end_turn(it);
-      wgmma_wait<1>();  // S of block it has landed; P V of block it-1 may still run
-      fence_registers(acc_s);
-      const bool rescale = rows.softmax(acc_s, block_start(it), alpha);
+      rows.issue_pv(acc_o, p_frag, s_v + stage_of(last) * Traits::kTileBytes);
+      end_turn(n_blocks);
       wgmma_wait<0>();
       fence_registers(acc_o);
-      fence_registers(p_frag);
-      release(it - 1);
-      if (rescale) Rows::rescale_o(acc_o, alpha);
-      Rows::convert_p(acc_s, p_frag);
+      release(last);
     }
-    const int last = n_blocks - 1;
-    mbarrier_wait(bar_v_full(stage_of(last)), parity_of(last));
-    begin_turn(n_blocks);
-    fence_registers(acc_o);
-    rows.issue_pv(acc_o, p_frag, s_v + stage_of(last) * Traits::kTileBytes);
-    end_turn(n_blocks);
-    wgmma_wait<0>();
-    fence_registers(acc_o);
-    release(last);
-  }
 
-  // Epilogue: normalise, stage the warpgroup's rows in its own rows of the Q tile (no wgmma
-  // reads them any more) in the swizzled layout of the O map, then one TMA store per column
-  // block; rows past seq_q fall outside the map and are not written.
-  float inv[2];
-#pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    float sum = rows.row_sum[half];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    inv[half] = sum > 0.f ? 1.f / sum : 0.f;
-  }
-#pragma unroll
-  for (int j = 0; j < D / 8; ++j)
+    // Epilogue: normalise, stage the warpgroup's rows in its own rows of the Q tile (no wgmma
+    // reads them any more) in the swizzled layout of the O map, then one TMA store per column
+    // block; rows past seq_q fall outside the map and are not written.
+    float inv[2];
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const int row = warp * 16 + g + half * 8;  // row % 8 == g
-      const uint32_t addr =
-          rows.q_wg + (j / 8) * kQColBytes + row * 128 + (((j % 8) ^ g) * 16) + t * 4;
-      store_shared_u32(addr, pack2<T>(acc_o[4 * j + 2 * half] * inv[half],
-                                      acc_o[4 * j + 2 * half + 1] * inv[half]));
+      float sum = rows.row_sum[half];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      inv[half] = sum > 0.f ? 1.f / sum : 0.f;
     }
-  fence_async_shared();
-  named_barrier_sync(1 + cw, 128);
-  if (tw == 0) {
-    if (rows.wg_row0 < seq_q) {
 #pragma unroll
-      for (int c = 0; c < kColBlocks; ++c)
-        tma_store_3d(&map_o, rows.q_wg + c * kQColBytes, c * 64, rows.wg_row0, tile.bh_q);
-      tma_store_commit_and_wait_read();
+    for (int j = 0; j < D / 8; ++j)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = warp * 16 + g + half * 8;  // row % 8 == g
+        const uint32_t addr =
+            rows.q_wg + (j / 8) * kQColBytes + row * 128 + (((j % 8) ^ g) * 16) + t * 4;
+        store_shared_u32(addr, pack2<T>(acc_o[4 * j + 2 * half] * inv[half],
+                                        acc_o[4 * j + 2 * half + 1] * inv[half]));
+      }
+    fence_async_shared();
+    named_barrier_sync(1 + cw, 128);
+    if (tw == 0) {
+      if (rows.wg_row0 < seq_q) {
+#pragma unroll
+        for (int c = 0; c < kColBlocks; ++c)
+          tma_store_3d(&map_o, rows.q_wg + c * kQColBytes, c * 64, rows.wg_row0, tile.bh_q);
+        tma_store_commit_and_wait_read();
+      }
+      mbarrier_arrive(bar_q_empty);  // the next tile's Q may overwrite these rows now
     }
-    mbarrier_arrive(bar_q_empty);  // the next tile's Q may overwrite these rows now
-  }
-  used += n_blocks;
+    used += n_blocks;
   }
 #else
-  __trap();  // built for sm_90a only (kernels/CMakeLists.txt); the backend never launches it elsewhere
+  __trap();  // built for sm_90a only (kernels/CMakeLists.txt); the backend never launches it
+             // elsewhere
 #endif
 }
 
@@ -393,8 +397,8 @@ template <int kHeadDim, Flash3Schedule kSchedule, bool kPersistent>
 cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
   using Traits = typename Flash3FwdConfig<kHeadDim, kSchedule>::Traits;
   // One CTA per tile, or (persistent) one per SM looping over the tiles.
-  const int64_t n_tiles = (f.shape.seq_q + Traits::kBlockM - 1) / Traits::kBlockM * f.shape.batch *
-                          f.shape.heads;
+  const int64_t n_tiles =
+      (f.shape.seq_q + Traits::kBlockM - 1) / Traits::kBlockM * f.shape.batch * f.shape.heads;
   if (n_tiles > INT32_MAX) return cudaErrorInvalidValue;
   int64_t grid = n_tiles;
   if constexpr (kPersistent) {

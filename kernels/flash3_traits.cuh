@@ -13,8 +13,9 @@ namespace sdpa::flash3 {
 
 // A CTA of one producer warpgroup (TMA) and kConsumerWGs consumer warpgroups, each owning 64
 // query rows (one wgmma m64 tile); K and V stream through a ring of kStages shared-memory
-// stages of kBlockN keys; kSchedule orders the consumers' work (flash3_fwd.h). Every tile is stored as D/64 column blocks of 128-byte rows with the
-// 128-byte swizzle, the layout TMA writes and wgmma's descriptors read.
+// stages of kBlockN keys; kSchedule orders the consumers' work (flash3_fwd.h). Every tile is stored
+// as D/64 column blocks of 128-byte rows with the 128-byte swizzle, the layout TMA writes and
+// wgmma's descriptors read.
 template <int kHeadDim_, int kConsumerWGs_, int kBlockN_, int kStages_, Flash3Schedule kSchedule_>
 struct Flash3FwdTraits {
   static constexpr int kHeadDim = kHeadDim_;
@@ -33,7 +34,7 @@ struct Flash3FwdTraits {
   static constexpr int kConsumerRegs = kConsumerWGs == 2 ? 240 : 160;
 
   static constexpr int kQBytes = kBlockM * kHeadDim * 2;
-  static constexpr int kTileBytes = kBlockN * kHeadDim * 2;  // one K or V stage
+  static constexpr int kTileBytes = kBlockN * kHeadDim * 2;    // one K or V stage
   static constexpr int kBarrierBytes = 8 * (2 + 3 * kStages);  // Q full and empty, 3 a stage
   // 1024 bytes of slack: the swizzle atoms must start 1024-aligned.
   static constexpr int kSmemBytes = 1024 + kQBytes + 2 * kStages * kTileBytes + kBarrierBytes;
@@ -57,7 +58,8 @@ template <int kHeadDim, Flash3Schedule kSchedule>
 struct Flash3FwdConfig;
 template <Flash3Schedule kSchedule>
 struct Flash3FwdConfig<64, kSchedule> {
-  using Traits = Flash3FwdTraits<64, kSchedule == Flash3Schedule::pingpong ? 2 : 3, 128, 4, kSchedule>;
+  using Traits =
+      Flash3FwdTraits<64, kSchedule == Flash3Schedule::pingpong ? 2 : 3, 128, 4, kSchedule>;
 };
 template <Flash3Schedule kSchedule>
 struct Flash3FwdConfig<128, kSchedule> {
