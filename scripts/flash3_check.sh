@@ -35,10 +35,10 @@ timeout 300 build/tests/sdpa_gpu_tests --gtest_filter='FusedBackends.*' >"$out/g
 echo "tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |Failure|Expected|Which is|flash3" "$out/gpu_tests.log" | head -20
 
 echo "== hopper-bench (B8 H16 S4096 bf16)"
-timeout 400 $tool --config configs/hopper-bench.json --backend flash,flash3:all,cudnn --json "$out/hopper.json" \
+timeout 400 $tool --config configs/hopper-bench.json --backend flash,flash3,flash3:all,cudnn --json "$out/hopper.json" \
   --columns "$cols" --quiet >"$out/hopper.txt" 2>&1
 echo "== long (B4 H32 S16384 D128 causal)"
-timeout 300 $tool --config configs/hopper-bench.json --backend flash,flash3:all,cudnn --batch 4 --heads 32 \
+timeout 300 $tool --config configs/hopper-bench.json --backend flash,flash3,flash3:all,cudnn --batch 4 --heads 32 \
   --seq 16384 --head-dim 128 --causal --json "$out/long.json" --columns "$cols" --quiet >"$out/long.txt" 2>&1
 if [ "${SANITIZE:-0}" = 1 ]; then
   for tool_name in memcheck racecheck synccheck; do
