@@ -2,7 +2,8 @@
 # One call on the H200 for the flash3 kernel: a quick check of every schedule (a wrong or
 # hanging kernel fails here in seconds), the fused GPU tests, the hopper-bench preset with every
 # schedule beside the preset's own cases, compute-sanitizer on small odd shapes (SANITIZE=1),
-# the long shape of issue 14, and the SASS of the kernels (SASS=1). Build here and carry
+# the long shape of issue 14, and the SASS of the kernels (SASS=1). The sanitizer batch (34) makes
+# more tiles than the H200 has SMs, so persistent CTAs reuse the ring and Q across tiles. Build here and carry
 # build/src/sdpa-prof and build/tests/sdpa_gpu_tests. Results land in $OUT; short tables last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +41,7 @@ timeout 200 $tool --config configs/hopper-bench.json --backend flash,flash3,flas
 if [ "${SANITIZE:-0}" = 1 ]; then
   for tool_name in memcheck racecheck synccheck; do
     timeout "${SANITIZE_TIMEOUT:-60}" compute-sanitizer --tool "$tool_name" --error-exitcode 99 $tool \
-      --backend "${SANITIZE_BACKENDS:-flash3:all}" --batch 1 --heads 4 --kv-heads 2 --seq 17,130 \
+      --backend "${SANITIZE_BACKENDS:-flash3:all}" --batch "${SANITIZE_BATCH:-34}" --heads 4 --kv-heads 2 --seq 17,130 \
       --seq-kv 130 --head-dim 64,128 --dtype bf16 "${quick[@]}" >"$out/sanitize-$tool_name.log" 2>&1
     echo "$tool_name rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool_name.log" | head -2 | tr '\n' ' ')"
   done
