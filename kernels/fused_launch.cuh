@@ -50,7 +50,8 @@ template <typename Kernel>
 cudaError_t allow_dynamic_smem(Kernel* causal, Kernel* full, int bytes) {
   const cudaError_t c =
       cudaFuncSetAttribute(causal, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  const cudaError_t n = cudaFuncSetAttribute(full, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  const cudaError_t n =
+      cudaFuncSetAttribute(full, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   return c != cudaSuccess ? c : n;
 }
 

@@ -14,8 +14,9 @@ namespace sdpa {
 namespace {
 
 constexpr std::string_view kSummary =
-    "fused, FlashAttention-3 design: TMA into a K/V ring, wgmma, a producer warpgroup and two "
-    "consumer warpgroups; variants: the consumers' schedules (serial, overlap, pingpong), each "
+    "fused, FlashAttention-3 design: TMA into a K/V ring, wgmma, a producer warpgroup and two or "
+    "three consumer warpgroups; variants: the consumers' schedules (serial, overlap, pingpong), "
+    "each "
     "also with a persistent grid";
 
 #ifdef SDPA_HAVE_FLASH3

@@ -19,10 +19,9 @@ namespace sdpa {
 namespace {
 
 std::vector<Problem> fused_problems() {
-  const std::pair<int64_t, int64_t> lengths[] = {{1, 1},     {17, 17},     {64, 64},     {127, 127},
-                                                 {129, 129}, {1000, 1000}, {4097, 4097}, {17, 1000},
-                                                 {1000, 17}, {127, 300},   {300, 127},   {1, 4097},
-                                                 {1024, 1024}, {4097, 1000}};
+  const std::pair<int64_t, int64_t> lengths[] = {
+      {1, 1},     {17, 17},   {64, 64},   {127, 127}, {129, 129}, {1000, 1000}, {4097, 4097},
+      {17, 1000}, {1000, 17}, {127, 300}, {300, 127}, {1, 4097},  {1024, 1024}, {4097, 1000}};
   std::vector<Problem> problems;
   for (const DType dtype : {DType::bf16, DType::fp16})
     for (const bool causal : {false, true})
@@ -57,7 +56,8 @@ TEST(FusedBackends, MatchReferenceOnTileEdgesGroupedHeadsAndUnequalLengths) {
   if (flash3_backend_entry().built()) names.push_back("flash3");
   const SweepPlan plan{fused_problems(), resolve_backends(names)};
   const uint64_t seed = std::random_device{}();
-  const auto results = run_sweep(plan, device, seed, one_sample_timing(), [](const CaseResult&) {}).cases;
+  const auto results =
+      run_sweep(plan, device, seed, one_sample_timing(), [](const CaseResult&) {}).cases;
   ASSERT_EQ(results.size(), plan.problems.size() * plan.backends.size());
   int verified = 0;
   int expected = 0;

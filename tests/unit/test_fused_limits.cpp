@@ -99,15 +99,17 @@ TEST(FusedLimits, Flash3RunsOnSm90Only) {
   EXPECT_EQ(e.unsupported(problem(128), h200()), std::nullopt);
   DeviceInfo a100 = h200();
   a100.cc_major = 8;
-  EXPECT_EQ(e.unsupported(problem(128), a100),
-            "needs sm_90 exactly, the device is sm_80 (wgmma, setmaxnreg and TMA, built for sm_90a, "
-            "code that runs on sm_90 alone)");
+  EXPECT_EQ(
+      e.unsupported(problem(128), a100),
+      "needs sm_90 exactly, the device is sm_80 (wgmma, setmaxnreg and TMA, built for sm_90a, "
+      "code that runs on sm_90 alone)");
   DeviceInfo blackwell = h200();
   blackwell.cc_major = 10;
   EXPECT_NE(e.unsupported(problem(64), blackwell), std::nullopt);
-  EXPECT_EQ(e.unsupported(problem(96), h200()),
-            "head dim 96 not built: its wgmma shapes and 128-byte swizzled tiles are written for 64 "
-            "and 128 and only 64 and 128 are instantiated");
+  EXPECT_EQ(
+      e.unsupported(problem(96), h200()),
+      "head dim 96 not built: its wgmma shapes and 128-byte swizzled tiles are written for 64 "
+      "and 128 and only 64 and 128 are instantiated");
   EXPECT_EQ(launch(kFlash3Forward, problem(96)), cudaErrorInvalidValue);
 #else
   EXPECT_FALSE(e.built());
