@@ -1,11 +1,12 @@
-// FlashAttention-3 design forward for sm_90a: one CTA per kBlockM query rows of one
-// (batch, head), warp-specialised. Warpgroup 0 is the producer: one thread issues TMA loads of
-// Q once and of K and V tiles into a ring of kStages shared-memory stages (full barriers count
-// the bytes landed, empty barriers count the consumers done with a stage). Each consumer
-// warpgroup owns 64 query rows: S = Q K^T with wgmma (both operands from shared memory), the
-// online softmax on the fp32 accumulators in registers, P converted in registers into the A
-// operand of O += P V (V read transposed from shared memory), then O normalised, staged in the
-// warpgroup's rows of the Q tile and written by a TMA store that clips rows past the sequence.
+// FlashAttention-3 design forward for sm_90a, warp-specialised. A CTA works on query tiles of
+// kBlockM rows of one (batch, head): one tile per CTA, or (persistent grid) every gridDim.x-th
+// tile. Warpgroup 0 is the producer: one thread issues TMA loads of Q per tile and of K and V
+// tiles into a ring of kStages shared-memory stages (full barriers count the bytes landed, empty
+// barriers count the consumers done with a stage). Each consumer warpgroup owns 64 query rows:
+// S = Q K^T with wgmma (both operands from shared memory), the online softmax on the fp32
+// accumulators in registers, P converted in registers into the A operand of O += P V (V read
+// transposed from shared memory), then O normalised, staged in the warpgroup's rows of the Q
+// tile and written by a TMA store that clips rows past the sequence.
 #pragma once
 
 #include <cuda.h>
