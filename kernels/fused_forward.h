@@ -41,6 +41,7 @@ struct FusedKernelLimits {
   int min_arch;                             // 80 for sm_80
   const char* arch_needs;                   // what the kernel uses from that architecture
   int64_t max_grid_yz;                      // heads run on grid y, batches on grid z
+  bool exact_arch = false;                  // arch-specific code (sm_90a): runs on min_arch only
 
   const FusedHeadDim* find(int64_t head_dim) const {
     for (const FusedHeadDim& h : head_dims)

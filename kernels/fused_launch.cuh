@@ -44,6 +44,17 @@ constexpr FusedKernelLimits sm80_query_block_limits(std::span<const FusedHeadDim
           .max_grid_yz = kMaxGridYZ};
 }
 
+// Raises the dynamic shared-memory limit of a kernel's causal and full instantiations to `bytes`.
+// Callers keep the result in a static of their own, so it runs once per kernel (thread-safe).
+template <typename Kernel>
+cudaError_t allow_dynamic_smem(Kernel* causal, Kernel* full, int bytes) {
+  const cudaError_t c =
+      cudaFuncSetAttribute(causal, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  const cudaError_t n =
+      cudaFuncSetAttribute(full, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  return c != cudaSuccess ? c : n;
+}
+
 // Launches kernel_of(TypeTag<T>{}, std::bool_constant<kCausal>{}), a kernel taking
 // (AttentionShape, const T* q, const T* k, const T* v, T* o), for f's dtype and causal flag
 // with Traits::kNThreads threads and Traits::kSmemBytes of dynamic shared memory on `grid`.
@@ -53,14 +64,7 @@ cudaError_t launch_fused_forward(KernelOf kernel_of, const FusedForward& f, dim3
     using T = typename decltype(type)::type;
     auto* const causal = kernel_of(type, std::true_type{});
     auto* const full = kernel_of(type, std::false_type{});
-    // Raise the dynamic shared-memory limit once per kernel (thread-safe static init).
-    static const cudaError_t attr = [&] {
-      const cudaError_t c = cudaFuncSetAttribute(
-          causal, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
-      const cudaError_t n = cudaFuncSetAttribute(full, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 Traits::kSmemBytes);
-      return c != cudaSuccess ? c : n;
-    }();
+    static const cudaError_t attr = allow_dynamic_smem(causal, full, Traits::kSmemBytes);
     if (attr != cudaSuccess) return attr;
     auto* const kernel = f.shape.causal ? causal : full;
     kernel<<<grid, Traits::kNThreads, Traits::kSmemBytes, f.stream>>>(

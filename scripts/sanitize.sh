@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # compute-sanitizer memcheck, racecheck, initcheck and synccheck over small cases of every built backend, on a GPU
 # machine. Small odd sizes exercise the tile tails; each case runs verification plus one forward.
+# BACKENDS=flash3:all runs every flash3 schedule (the default "all" runs its default one).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}

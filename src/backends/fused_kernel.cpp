@@ -68,6 +68,11 @@ std::optional<std::string> fused_unsupported(const FusedKernelLimits& limits, co
   const FusedLimit broken = broken_limit(limits, attention_shape(p));
   // A head dim that is not built has no shared-memory size to check against the device.
   if (broken == FusedLimit::head_dim) return shape_reason(broken, limits, p.head_dim);
+  if (limits.exact_arch && device.arch() != limits.min_arch)
+    return fmt::format(
+        "needs sm_{0} exactly, the device is sm_{1} ({2}, code that runs on "
+        "sm_{0} alone)",
+        limits.min_arch, device.arch(), limits.arch_needs);
   if (device.arch() < limits.min_arch)
     return fmt::format("needs sm_{} or newer ({})", limits.min_arch, limits.arch_needs);
   const int smem = limits.find(p.head_dim)->smem_bytes;
@@ -78,7 +83,9 @@ std::optional<std::string> fused_unsupported(const FusedKernelLimits& limits, co
 }
 
 FusedListing fused_listing(const FusedKernelLimits& limits) {
-  return {join_head_dims(limits, ", ", ", "), fmt::format("sm_{}+", limits.min_arch)};
+  return {join_head_dims(limits, ", ", ", "), limits.exact_arch
+                                                  ? fmt::format("sm_{}a", limits.min_arch)
+                                                  : fmt::format("sm_{}+", limits.min_arch)};
 }
 
 }  // namespace sdpa

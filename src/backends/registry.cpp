@@ -9,6 +9,7 @@
 #include "backends/cudnn.h"
 #include "backends/efficient.h"
 #include "backends/flash.h"
+#include "backends/flash3.h"
 #include "backends/math.h"
 #include "backends/naive.h"
 
@@ -21,6 +22,7 @@ std::span<const BackendEntry> backend_registry() {
       math_backend_entry(),
       efficient_backend_entry(),
       flash_backend_entry(),
+      flash3_backend_entry(),
       cudnn_backend_entry(),
   };
   return entries;

@@ -4,8 +4,12 @@
 
 #include "backends/efficient.h"
 #include "backends/flash.h"
+#include "backends/flash3.h"
 #include "efficient_fwd.h"
 #include "flash_fwd.h"
+#ifdef SDPA_HAVE_FLASH3
+#include "flash3_fwd.h"
+#endif
 
 namespace sdpa {
 namespace {
@@ -83,6 +87,34 @@ TEST(FusedLimits, SupportedShapePasses) {
       EXPECT_EQ(broken_limit(k->limits, s), FusedLimit::none);
       EXPECT_GT(k->limits.find(d)->smem_bytes, 0);
     }
+}
+
+// flash3 is sm_90a code: it runs on sm_90 alone, and an sm_80-only build lists it as not built.
+TEST(FusedLimits, Flash3RunsOnSm90Only) {
+  const BackendEntry& e = flash3_backend_entry();
+  EXPECT_EQ(e.archs, "sm_90a");
+  EXPECT_EQ(e.head_dims, "64, 128");
+#ifdef SDPA_HAVE_FLASH3
+  ASSERT_TRUE(e.built());
+  EXPECT_EQ(e.unsupported(problem(128), h200()), std::nullopt);
+  DeviceInfo a100 = h200();
+  a100.cc_major = 8;
+  EXPECT_EQ(
+      e.unsupported(problem(128), a100),
+      "needs sm_90 exactly, the device is sm_80 (wgmma, setmaxnreg and TMA, built for sm_90a, "
+      "code that runs on sm_90 alone)");
+  DeviceInfo blackwell = h200();
+  blackwell.cc_major = 10;
+  EXPECT_NE(e.unsupported(problem(64), blackwell), std::nullopt);
+  EXPECT_EQ(
+      e.unsupported(problem(96), h200()),
+      "head dim 96 not built: its wgmma shapes and 128-byte swizzled tiles are written for 64 "
+      "and 128 and only 64 and 128 are instantiated");
+  EXPECT_EQ(launch(kFlash3Forward, problem(96)), cudaErrorInvalidValue);
+#else
+  EXPECT_FALSE(e.built());
+  EXPECT_NE(e.not_built_reason.find("90a"), std::string_view::npos);
+#endif
 }
 
 }  // namespace

@@ -82,7 +82,7 @@ TEST(MemoryPrediction, CountsInputsReferenceAndWorkspace) {
 TEST(Registry, ListsEveryBackendOnce) {
   std::vector<std::string> names;
   for (const BackendEntry& e : backend_registry()) names.emplace_back(e.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"naive", "naive-inplace", "math", "efficient", "flash", "cudnn"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"naive", "naive-inplace", "math", "efficient", "flash", "flash3", "cudnn"}));
   EXPECT_TRUE(find_backend("naive")->built());
   EXPECT_EQ(find_backend("nope"), nullptr);
 }

@@ -1,0 +1,67 @@
+#include <algorithm>
+
+#include "flash3_fwd.h"
+#include "flash3_traits.cuh"
+#include "fused_launch.cuh"
+
+namespace sdpa {
+namespace {
+
+using flash3::Flash3FwdConfig;
+
+// The shared memory the limits state for a head dim: the most any schedule asks for.
+constexpr auto kHeadDims = fused_head_dim_table(flash3::Flash3HeadDims{}, [](auto d) {
+  constexpr int D = decltype(d)::value;
+  return std::max({Flash3FwdConfig<D, Flash3Schedule::serial>::Traits::kSmemBytes,
+                   Flash3FwdConfig<D, Flash3Schedule::overlap>::Traits::kSmemBytes,
+                   Flash3FwdConfig<D, Flash3Schedule::pingpong>::Traits::kSmemBytes});
+});
+
+constexpr FusedKernelLimits kLimits{
+    .head_dims = kHeadDims,
+    .head_dim_rule = "its wgmma shapes and 128-byte swizzled tiles are written for 64 and 128",
+    .min_arch = 90,
+    .arch_needs = "wgmma, setmaxnreg and TMA, built for sm_90a",
+    .max_grid_yz = kMaxGridYZ,
+    .exact_arch = true};
+
+template <Flash3Schedule kSchedule, bool kPersistent>
+cudaError_t launch_schedule(const FusedForward& f) {
+  return launch_within_limits(flash3::Flash3HeadDims{}, kLimits, f, [&](auto d) {
+    return flash3::launch_flash3_forward_hdim<decltype(d)::value, kSchedule, kPersistent>(f);
+  });
+}
+
+cudaError_t launch_default(const FusedForward& f) {
+  return launch_within_limits(flash3::Flash3HeadDims{}, kLimits, f, [&](auto d) {
+    using Default = flash3::Flash3Default<decltype(d)::value>;
+    return flash3::launch_flash3_forward_hdim<decltype(d)::value, Default::kSchedule,
+                                              Default::kPersistent>(f);
+  });
+}
+
+template <Flash3Schedule kSchedule, bool kPersistent>
+constexpr FusedForwardKernel kScheduled{kLimits, launch_schedule<kSchedule, kPersistent>};
+
+template <bool kPersistent>
+const FusedForwardKernel& scheduled(Flash3Schedule schedule) {
+  switch (schedule) {
+    case Flash3Schedule::serial:
+      return kScheduled<Flash3Schedule::serial, kPersistent>;
+    case Flash3Schedule::overlap:
+      return kScheduled<Flash3Schedule::overlap, kPersistent>;
+    case Flash3Schedule::pingpong:
+      break;
+  }
+  return kScheduled<Flash3Schedule::pingpong, kPersistent>;
+}
+
+}  // namespace
+
+constexpr FusedForwardKernel kFlash3Forward{kLimits, launch_default};
+
+const FusedForwardKernel& flash3_forward(Flash3Schedule schedule, bool persistent) {
+  return persistent ? scheduled<true>(schedule) : scheduled<false>(schedule);
+}
+
+}  // namespace sdpa

@@ -1,0 +1,440 @@
+// FlashAttention-3 design forward for sm_90a, warp-specialised. A CTA works on query tiles of
+// kBlockM rows of one (batch, head): one tile per CTA, or (persistent grid) every gridDim.x-th
+// tile. Warpgroup 0 is the producer: one thread issues TMA loads of Q per tile and of K and V
+// tiles into a ring of kStages shared-memory stages (full barriers count the bytes landed, empty
+// barriers count the consumers done with a stage). Each consumer warpgroup owns 64 query rows:
+// S = Q K^T with wgmma (both operands from shared memory), the online softmax on the fp32
+// accumulators in registers, P converted in registers into the A operand of O += P V (V read
+// transposed from shared memory), then O normalised, staged in the warpgroup's rows of the Q
+// tile and written by a TMA store that clips rows past the sequence.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "attention_shape.h"
+#include "flash3_traits.cuh"
+#include "fused_launch.cuh"
+#include "mma_sm80.cuh"
+#include "mma_sm90.cuh"
+#include "tma_map.h"
+
+namespace sdpa::flash3 {
+
+using namespace sm90;
+using sm80::fast_exp2;
+using sm80::mask_scores;
+using sm80::pack2;
+
+// One consumer warpgroup's view of its 64 rows: the GEMM issues, the mask, the online softmax
+// and the conversion of P, shared by the schedules below. Accumulator 4j + e of an m64nN tile is
+// column 8j + 2t + e%2 of row row0 + (e/2)*8: the layout of m16n8 tiles.
+template <typename Traits, typename T, bool kCausal>
+struct ConsumerRows {
+  static constexpr int D = Traits::kHeadDim;
+  static constexpr int kBlockN = Traits::kBlockN;
+  static constexpr int kSAcc = kBlockN / 2;  // S accumulators per thread (m64n128)
+  static constexpr int kOAcc = D / 2;        // O accumulators per thread
+  static constexpr int kQColBytes = Traits::kBlockM * 128;
+  static constexpr int kKVColBytes = kBlockN * 128;
+
+  uint32_t q_wg;  // the warpgroup's rows of the Q tile
+  int wg_row0;
+  int row0;
+  int t;
+  int seq_kv;
+  float scale_log2;
+  float row_max[2] = {-INFINITY, -INFINITY};
+  float row_sum[2] = {0.f, 0.f};
+
+  __device__ __forceinline__ void issue_qk(float (&acc_s)[kSAcc], uint32_t k_stage) const {
+    wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < D / 16; ++ks) {
+      const uint64_t a = smem_descriptor(q_wg + (ks / 4) * kQColBytes + (ks % 4) * 32, 16, 1024);
+      const uint64_t b =
+          smem_descriptor(k_stage + (ks / 4) * kKVColBytes + (ks % 4) * 32, 16, 1024);
+      wgmma_ss_n128<T>(acc_s, a, b, ks > 0 ? 1 : 0);
+    }
+    wgmma_commit();
+  }
+
+  __device__ __forceinline__ void issue_pv(float (&acc_o)[kOAcc],
+                                           const uint32_t (&p_frag)[kBlockN / 16][4],
+                                           uint32_t v_stage) const {
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kBlockN / 16; ++kk)
+      wgmma_rs<T, D>(acc_o, p_frag[kk], smem_descriptor(v_stage + kk * 16 * 128, kKVColBytes, 1024),
+                     1);
+    wgmma_commit();
+  }
+
+  // Keys past the end, and causal keys after the query, score -inf; then the online softmax on
+  // rows g and g + 8 (the 4 lanes of a quad share a row), S turned into unnormalised P in place.
+  // alpha rescales what O holds to the new row maxima; false when no row max in the warp moved.
+  __device__ __forceinline__ bool softmax(float (&acc_s)[kSAcc], int n0, float (&alpha)[2]) {
+    auto& tiles = reinterpret_cast<float(&)[1][kBlockN / 8][4]>(acc_s);
+    if (n0 + kBlockN > seq_kv || (kCausal && n0 + kBlockN - 1 > wg_row0))
+      mask_scores<kCausal>(tiles, seq_kv - n0 - 2 * t, row0 - n0 - 2 * t);
+    bool rescale = false;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      float mx0 = row_max[half];
+      float mx1 = -INFINITY;
+#pragma unroll
+      for (int j = 0; j < kBlockN / 8; j += 2) {
+        mx0 = fmaxf(mx0, fmaxf(tiles[0][j][2 * half], tiles[0][j][2 * half + 1]));
+        mx1 = fmaxf(mx1, fmaxf(tiles[0][j + 1][2 * half], tiles[0][j + 1][2 * half + 1]));
+      }
+      float mx = fmaxf(mx0, mx1);
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      // A row with every key masked so far keeps max -inf; subtract 0 so exp2 gives 0.
+      const float mx_scaled = mx == -INFINITY ? 0.f : mx * scale_log2;
+      alpha[half] = fast_exp2(row_max[half] * scale_log2 - mx_scaled);
+      rescale |= mx != row_max[half];
+      row_max[half] = mx;
+      float sum0 = 0.f;
+      float sum1 = 0.f;
+#pragma unroll
+      for (int j = 0; j < kBlockN / 8; ++j) {
+        float& s0 = tiles[0][j][2 * half];
+        float& s1 = tiles[0][j][2 * half + 1];
+        s0 = fast_exp2(fmaf(s0, scale_log2, -mx_scaled));
+        s1 = fast_exp2(fmaf(s1, scale_log2, -mx_scaled));
+        sum0 += s0;
+        sum1 += s1;
+      }
+      row_sum[half] = row_sum[half] * alpha[half] + (sum0 + sum1);
+    }
+    return __any_sync(0xffffffffu, rescale);
+  }
+
+  __device__ __forceinline__ static void rescale_o(float (&acc_o)[kOAcc], const float (&alpha)[2]) {
+#pragma unroll
+    for (int i = 0; i < kOAcc; ++i) acc_o[i] *= alpha[(i / 2) % 2];
+  }
+
+  // P of keys 16kk..16kk+15 as the A operand of P V: the m16n8k16 A layout per warp.
+  __device__ __forceinline__ static void convert_p(const float (&acc_s)[kSAcc],
+                                                   uint32_t (&p_frag)[kBlockN / 16][4]) {
+#pragma unroll
+    for (int kk = 0; kk < kBlockN / 16; ++kk)
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        p_frag[kk][r] = pack2<T>(acc_s[8 * kk + 2 * r], acc_s[8 * kk + 2 * r + 1]);
+  }
+};
+
+template <typename Traits, typename T, bool kCausal>
+__global__ void __launch_bounds__(Traits::kNThreads, 1)
+    flash3_fwd_kernel(const __grid_constant__ CUtensorMap map_q,
+                      const __grid_constant__ CUtensorMap map_k,
+                      const __grid_constant__ CUtensorMap map_v,
+                      const __grid_constant__ CUtensorMap map_o, const AttentionShape p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using Rows = ConsumerRows<Traits, T, kCausal>;
+  constexpr int D = Traits::kHeadDim;
+  constexpr int kBlockM = Traits::kBlockM;
+  constexpr int kBlockN = Traits::kBlockN;
+  constexpr int kStages = Traits::kStages;
+  constexpr int kColBlocks = Traits::kColBlocks;
+  constexpr int kQColBytes = Rows::kQColBytes;
+  constexpr int kKVColBytes = Rows::kKVColBytes;
+
+  extern __shared__ __align__(1024) unsigned char smem[];
+  const uint32_t s_q = (shared_address(smem) + 1023) & ~1023u;
+  const uint32_t s_k = s_q + Traits::kQBytes;
+  const uint32_t s_v = s_k + kStages * Traits::kTileBytes;
+  const uint32_t bar_q = s_v + kStages * Traits::kTileBytes;
+  const uint32_t bar_q_empty = bar_q + 8;
+  const auto bar_k_full = [&](int s) { return bar_q + 8 * (2 + s); };
+  const auto bar_v_full = [&](int s) { return bar_q + 8 * (2 + kStages + s); };
+  const auto bar_empty = [&](int s) { return bar_q + 8 * (2 + 2 * kStages + s); };
+
+  const int seq_q = static_cast<int>(p.seq_q);
+  const int seq_kv = static_cast<int>(p.seq_kv);
+  const int64_t q_heads = p.batch * p.heads;
+  const int64_t n_tiles = (p.seq_q + kBlockM - 1) / kBlockM * q_heads;
+  const int64_t group = p.heads / p.kv_heads;
+  // Tile i is query block m of head bh, heaviest causal blocks first: a grid of one CTA per
+  // tile runs them before the light ones, and a persistent CTA takes every gridDim.x-th.
+  struct Tile {
+    int m0;
+    int bh_q;
+    int bh_kv;
+    int n_blocks;
+  };
+  const auto tile_at = [&](int64_t i) {
+    const int64_t bh = i % q_heads;
+    const int m0 = static_cast<int>(n_tiles / q_heads - 1 - i / q_heads) * kBlockM;
+    const int kv_end = kCausal ? min(seq_kv, m0 + kBlockM) : seq_kv;
+    return Tile{m0, static_cast<int>(bh),
+                static_cast<int>((bh / p.heads) * p.kv_heads + (bh % p.heads) / group),
+                (kv_end + kBlockN - 1) / kBlockN};
+  };
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int wg = tid / 128;
+  if (tid == 0) {
+    mbarrier_init(bar_q, 1);
+    mbarrier_init(bar_q_empty, Traits::kConsumerWGs);
+    for (int s = 0; s < kStages; ++s) {
+      mbarrier_init(bar_k_full(s), 1);
+      mbarrier_init(bar_v_full(s), 1);
+      mbarrier_init(bar_empty(s), Traits::kConsumerWGs * 4);  // one arrival per consumer warp
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+
+  // Key blocks run from the last to the first, so the masked ones (the causal diagonal, the
+  // end of the keys) come first; the producer loads them in the same order.
+  if (wg == 0) {
+    lower_registers<Traits::kProducerRegs>();
+    if (tid == 0) {
+      // The ring runs on across tiles: `load` counts the key blocks loaded by this CTA.
+      int load = 0;
+      int tile_count = 0;
+      for (int64_t i = blockIdx.x; i < n_tiles; i += gridDim.x, ++tile_count) {
+        const Tile tile = tile_at(i);
+        for (int it = 0; it < tile.n_blocks; ++it, ++load) {
+          const int s = load % kStages;
+          const int n0 = (tile.n_blocks - 1 - it) * kBlockN;
+          mbarrier_wait(bar_empty(s), ((load / kStages) & 1) ^ 1);
+          mbarrier_arrive_expect_tx(bar_k_full(s), Traits::kTileBytes);
+#pragma unroll
+          for (int c = 0; c < kColBlocks; ++c)
+            tma_load_3d(s_k + s * Traits::kTileBytes + c * kKVColBytes, &map_k, bar_k_full(s),
+                        c * 64, n0, tile.bh_kv);
+          mbarrier_arrive_expect_tx(bar_v_full(s), Traits::kTileBytes);
+#pragma unroll
+          for (int c = 0; c < kColBlocks; ++c)
+            tma_load_3d(s_v + s * Traits::kTileBytes + c * kKVColBytes, &map_v, bar_v_full(s),
+                        c * 64, n0, tile.bh_kv);
+          // Q of the next tile once the consumers have stored the last one's O from its rows;
+          // the first key block goes first, so it is in flight during their epilogue.
+          if (it == 0) {
+            mbarrier_wait(bar_q_empty, (tile_count & 1) ^ 1);
+            mbarrier_arrive_expect_tx(bar_q, Traits::kQBytes);
+#pragma unroll
+            for (int c = 0; c < kColBlocks; ++c)
+              tma_load_3d(s_q + c * kQColBytes, &map_q, bar_q, c * 64, tile.m0, tile.bh_q);
+          }
+        }
+      }
+    }
+    return;
+  }
+
+  raise_registers<Traits::kConsumerRegs>();
+  const int cw = wg - 1;  // consumer warpgroup
+  const int tw = tid % 128;
+  const int warp = tw / 32;
+  const int lane = tid % 32;
+  const int g = lane / 4;  // accumulator row within the warp's 16 (and g + 8)
+  const int t = lane % 4;  // accumulator column pair
+  // `used` counts the key blocks this CTA consumed in earlier tiles: the ring's position.
+  int used = 0;
+  int tile_count = 0;
+  for (int64_t i = blockIdx.x; i < n_tiles; i += gridDim.x, ++tile_count) {
+    const Tile tile = tile_at(i);
+    const int n_blocks = tile.n_blocks;
+    Rows rows{.q_wg = s_q + cw * Traits::kWGRows * 128,
+              .wg_row0 = tile.m0 + cw * Traits::kWGRows,
+              .row0 = tile.m0 + cw * Traits::kWGRows + warp * 16 + g,
+              .t = t,
+              .seq_kv = seq_kv,
+              .scale_log2 = p.scale * 1.4426950408889634f};
+
+    float acc_o[Rows::kOAcc];
+#pragma unroll
+    for (int j = 0; j < Rows::kOAcc; ++j) acc_o[j] = 0.f;
+    float acc_s[Rows::kSAcc];
+    uint32_t p_frag[kBlockN / 16][4];
+    float alpha[2];
+    const auto stage_of = [&](int it) { return (used + it) % kStages; };
+    const auto parity_of = [&](int it) {
+      return static_cast<uint32_t>(((used + it) / kStages) & 1);
+    };
+    const auto block_start = [&](int it) { return (n_blocks - 1 - it) * kBlockN; };
+    // Every consumer warp hands a stage back once its MMAs on it are complete.
+    const auto release = [&](int it) {
+      __syncwarp();
+      if (lane == 0) mbarrier_arrive(bar_empty(stage_of(it)));
+    };
+
+    mbarrier_wait(bar_q, tile_count & 1);
+    if constexpr (Traits::kSchedule == Flash3Schedule::serial) {
+      // Stage 1: each block's S = Q K^T, softmax and O += P V one after the other.
+      for (int it = 0; it < n_blocks; ++it) {
+        const int s = stage_of(it);
+        const int n0 = block_start(it);
+        // A warpgroup whose rows all lie above this key block's first key has nothing to add
+        // here; it still waits for the stage, so that its arrival on the empty barrier is in order.
+        const bool active = !kCausal || n0 <= rows.wg_row0 + Traits::kWGRows - 1;
+        mbarrier_wait(bar_k_full(s), parity_of(it));
+        if (active) {
+          rows.issue_qk(acc_s, s_k + s * Traits::kTileBytes);
+          wgmma_wait<0>();
+          fence_registers(acc_s);
+          if (rows.softmax(acc_s, n0, alpha)) Rows::rescale_o(acc_o, alpha);
+          Rows::convert_p(acc_s, p_frag);
+        }
+        mbarrier_wait(bar_v_full(s), parity_of(it));
+        if (active) {
+          fence_registers(acc_o);
+          rows.issue_pv(acc_o, p_frag, s_v + s * Traits::kTileBytes);
+          wgmma_wait<0>();
+          fence_registers(acc_o);
+        }
+        release(it);
+      }
+    } else {
+      // Stage 2: block it's S = Q K^T is issued together with block it-1's O += P V, and its
+      // softmax runs while that P V is still on the tensor cores. With ping-pong, the two
+      // consumer warpgroups also take turns to issue, so one's softmax runs under the other's
+      // GEMMs: turn k of warpgroup 0, then turn k of warpgroup 1, then turn k + 1 of 0, ...
+      constexpr bool kPingPong = Traits::kSchedule == Flash3Schedule::pingpong;
+      static_assert(!kPingPong || Traits::kConsumerWGs == 2, "ping-pong takes turns between two");
+      constexpr int kTurnBarrier = 1 + Traits::kConsumerWGs;  // after the epilogue's barriers
+      const int turns = n_blocks + 1;
+      const auto begin_turn = [&](int k) {
+        if (kPingPong && (cw == 1 || k > 0)) named_barrier_sync(kTurnBarrier + cw, 256);
+      };
+      const auto end_turn = [&](int k) {
+        if (kPingPong && (cw == 0 || k < turns - 1))
+          named_barrier_arrive(kTurnBarrier + (1 - cw), 256);
+      };
+      // Causal blocks wholly above a warpgroup's rows are computed and masked to zero here, which
+      // is only wasteful; with kBlockM == kBlockN there are none.
+      mbarrier_wait(bar_k_full(stage_of(0)), parity_of(0));
+      begin_turn(0);
+      rows.issue_qk(acc_s, s_k + stage_of(0) * Traits::kTileBytes);
+      end_turn(0);
+      wgmma_wait<0>();
+      fence_registers(acc_s);
+      rows.softmax(acc_s, block_start(0), alpha);  // O is still zero: nothing to rescale
+      Rows::convert_p(acc_s, p_frag);
+      for (int it = 1; it < n_blocks; ++it) {
+        const int s = stage_of(it);
+        const int prev = stage_of(it - 1);
+        mbarrier_wait(bar_k_full(s), parity_of(it));
+        mbarrier_wait(bar_v_full(prev), parity_of(it - 1));
+        begin_turn(it);
+        rows.issue_qk(acc_s, s_k + s * Traits::kTileBytes);
+        fence_registers(acc_o);
+        rows.issue_pv(acc_o, p_frag, s_v + prev * Traits::kTileBytes);
+        end_turn(it);
+        wgmma_wait<1>();  // S of block it has landed; P V of block it-1 may still run
+        fence_registers(acc_s);
+        const bool rescale = rows.softmax(acc_s, block_start(it), alpha);
+        wgmma_wait<0>();
+        fence_registers(acc_o);
+        fence_registers(p_frag);
+        release(it - 1);
+        if (rescale) Rows::rescale_o(acc_o, alpha);
+        Rows::convert_p(acc_s, p_frag);
+      }
+      const int last = n_blocks - 1;
+      mbarrier_wait(bar_v_full(stage_of(last)), parity_of(last));
+      begin_turn(n_blocks);
+      fence_registers(acc_o);
+      rows.issue_pv(acc_o, p_frag, s_v + stage_of(last) * Traits::kTileBytes);
+      end_turn(n_blocks);
+      wgmma_wait<0>();
+      fence_registers(acc_o);
+      release(last);
+    }
+
+    // Epilogue: normalise, stage the warpgroup's rows in its own rows of the Q tile (no wgmma
+    // reads them any more) in the swizzled layout of the O map, then one TMA store per column
+    // block; rows past seq_q fall outside the map and are not written.
+    float inv[2];
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      float sum = rows.row_sum[half];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      inv[half] = sum > 0.f ? 1.f / sum : 0.f;
+    }
+#pragma unroll
+    for (int j = 0; j < D / 8; ++j)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = warp * 16 + g + half * 8;  // row % 8 == g
+        const uint32_t addr =
+            rows.q_wg + (j / 8) * kQColBytes + row * 128 + (((j % 8) ^ g) * 16) + t * 4;
+        store_shared_u32(addr, pack2<T>(acc_o[4 * j + 2 * half] * inv[half],
+                                        acc_o[4 * j + 2 * half + 1] * inv[half]));
+      }
+    fence_async_shared();
+    named_barrier_sync(1 + cw, 128);
+    if (tw == 0) {
+      if (rows.wg_row0 < seq_q) {
+#pragma unroll
+        for (int c = 0; c < kColBlocks; ++c)
+          tma_store_3d(&map_o, rows.q_wg + c * kQColBytes, c * 64, rows.wg_row0, tile.bh_q);
+        tma_store_commit_and_wait_read();
+      }
+      mbarrier_arrive(bar_q_empty);  // the next tile's Q may overwrite these rows now
+    }
+    used += n_blocks;
+  }
+#else
+  __trap();  // built for sm_90a only (kernels/CMakeLists.txt); the backend never launches it
+             // elsewhere
+#endif
+}
+
+template <int kHeadDim, Flash3Schedule kSchedule, bool kPersistent>
+cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
+  using Traits = typename Flash3FwdConfig<kHeadDim, kSchedule>::Traits;
+  // One CTA per tile, or (persistent) one per SM looping over the tiles.
+  const int64_t n_tiles =
+      (f.shape.seq_q + Traits::kBlockM - 1) / Traits::kBlockM * f.shape.batch * f.shape.heads;
+  if (n_tiles > INT32_MAX) return cudaErrorInvalidValue;
+  int64_t grid = n_tiles;
+  if constexpr (kPersistent) {
+    int device = 0;
+    int sms = 0;
+    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+    if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        e != cudaSuccess)
+      return e;
+    grid = std::min<int64_t>(n_tiles, sms);
+  }
+  const AttentionShape& s = f.shape;
+  const int64_t q_heads = s.batch * s.heads;
+  const int64_t kv_heads = s.batch * s.kv_heads;
+  CUtensorMap map_q;
+  CUtensorMap map_k;
+  CUtensorMap map_v;
+  CUtensorMap map_o;
+  for (const cudaError_t e :
+       {encode_head_major_map(map_q, f.q, f.dtype, q_heads, s.seq_q, kHeadDim, Traits::kBlockM),
+        encode_head_major_map(map_k, f.k, f.dtype, kv_heads, s.seq_kv, kHeadDim, Traits::kBlockN),
+        encode_head_major_map(map_v, f.v, f.dtype, kv_heads, s.seq_kv, kHeadDim, Traits::kBlockN),
+        encode_head_major_map(map_o, f.o, f.dtype, q_heads, s.seq_q, kHeadDim, Traits::kWGRows)})
+    if (e != cudaSuccess) return e;
+  return dispatch_dtype(f.dtype, [&](auto type) {
+    using T = typename decltype(type)::type;
+    auto* const causal = flash3_fwd_kernel<Traits, T, true>;
+    auto* const full = flash3_fwd_kernel<Traits, T, false>;
+    static const cudaError_t attr = allow_dynamic_smem(causal, full, Traits::kSmemBytes);
+    if (attr != cudaSuccess) return attr;
+    auto* const kernel = s.causal ? causal : full;
+    kernel<<<static_cast<unsigned>(grid), Traits::kNThreads, Traits::kSmemBytes, f.stream>>>(
+        map_q, map_k, map_v, map_o, s);
+    return cudaGetLastError();
+  });
+}
+
+}  // namespace sdpa::flash3

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# One call on the H200 for the flash3 kernel: a quick check of every schedule (a wrong or
+# hanging kernel fails here in seconds), the fused GPU tests, the hopper-bench preset with every
+# schedule beside the preset's own cases, compute-sanitizer on small odd shapes (SANITIZE=1),
+# the long shape of issue 14, and the SASS of the kernels (SASS=1). The sanitizer's batch of 34
+# makes more tiles than the H200 has SMs, so persistent CTAs reuse the ring and Q across tiles.
+# Build here and carry build/src/sdpa-prof and build/tests/sdpa_gpu_tests. Results land in
+# $OUT; short tables last.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/sdpa-prof-out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu
+export PATH=/usr/local/cuda/bin:$PATH
+tool=build/src/sdpa-prof
+cols=backend,shape,causal,time,tflops,peak,kernel,occupancy,verified,status,reason
+quick=(--warmup 0 --min-samples 1 --min-time 0 --no-profile --quiet)
+bench=(--min-time "${MIN_TIME:-0.5}" --columns "$cols" --quiet)
+summary="$out/summary.txt"
+exec > >(tee -a "$summary") 2>&1
+
+if [ "${SASS:-0}" = 1 ]; then
+  echo "== SASS of the flash3 kernels (per kernel: HGMMA, LDL/STL local-memory instructions)"
+  cuobjdump --dump-sass "$tool" 2>&1 | awk '/Function : .*flash3/{if (n) print h, l, n; n=$3; h=0; l=0; f=1; next}
+    /Function :/{if (f) print h, l, n; f=0; n=""} f && /HGMMA/{h++} f && /(LDL|STL)/{l++}
+    END{if (f) print h, l, n}' | sed 's/_ZN4sdpa6flash317flash3_fwd_kernelINS0_15Flash3FwdTraits//' | cut -c1-90
+fi
+
+echo "== quick check, every schedule"
+timeout 60 $tool --backend flash3:all --batch 1 --heads 4 --kv-heads 2 --seq 1000,17 --seq-kv 333 \
+  --head-dim 64,128 "${quick[@]}" --case-timeout 20 --columns backend,shape,causal,verified,status 2>&1 |
+  grep -E "^flash3" | awk '{print $NF}' | sort | uniq -c
+
+echo "== fused GPU tests"
+timeout 120 build/tests/sdpa_gpu_tests --gtest_filter='FusedBackends.*' >"$out/gpu_tests.log" 2>&1
+echo "tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |Failure|Expected|Which is" "$out/gpu_tests.log" | head -20
+
+echo "== hopper-bench (B8 H16 S4096 bf16)"
+timeout 200 $tool --config configs/hopper-bench.json --backend flash,flash3,flash3:all,cudnn \
+  --json "$out/hopper.json" "${bench[@]}" >"$out/hopper.txt" 2>&1
+
+if [ "${SANITIZE:-0}" = 1 ]; then
+  for tool_name in memcheck racecheck synccheck; do
+    timeout "${SANITIZE_TIMEOUT:-60}" compute-sanitizer --tool "$tool_name" --error-exitcode 99 $tool \
+      --backend "${SANITIZE_BACKENDS:-flash3:all}" --batch "${SANITIZE_BATCH:-34}" --heads 4 --kv-heads 2 --seq 17,130 \
+      --seq-kv 130 --head-dim 64,128 --dtype bf16 "${quick[@]}" >"$out/sanitize-$tool_name.log" 2>&1
+    echo "$tool_name rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool_name.log" | head -2 | tr '\n' ' ')"
+  done
+fi
+
+echo "== long (B4 H32 S16384 D128 causal)"
+timeout "${LONG_TIMEOUT:-300}" $tool --config configs/hopper-bench.json --backend "${LONG_BACKENDS:-flash,flash3,flash3:all,cudnn}" \
+  --batch 4 --heads 32 --seq 16384 --head-dim 128 --causal --json "$out/long.json" "${bench[@]}" >"$out/long.txt" 2>&1
+grep -h -E "^(backend|flash|cudnn)" "$out/hopper.txt" "$out/long.txt"

@@ -1,0 +1,80 @@
+#include "backends/flash3.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#ifdef SDPA_HAVE_FLASH3
+#include "backends/fused_kernel.h"
+#include "flash3_fwd.h"
+#endif
+
+namespace sdpa {
+
+namespace {
+
+constexpr std::string_view kSummary =
+    "fused, FlashAttention-3 design: TMA into a K/V ring, wgmma, a producer warpgroup and two or "
+    "three consumer warpgroups; variants: the consumers' schedules (serial, overlap, pingpong), "
+    "each "
+    "also with a persistent grid";
+
+#ifdef SDPA_HAVE_FLASH3
+// The schedules as variants (flash3:all), named as in kernels/flash3_fwd.h; without one, each
+// head dim runs its default (kernels/flash3_traits.cuh, docs/kernel-notes.md).
+struct Variant {
+  std::string_view name;
+  Flash3Schedule schedule;
+  bool persistent;
+};
+constexpr Variant kVariants[] = {
+    {"serial", Flash3Schedule::serial, false},
+    {"overlap", Flash3Schedule::overlap, false},
+    {"pingpong", Flash3Schedule::pingpong, false},
+    {"serial-persistent", Flash3Schedule::serial, true},
+    {"overlap-persistent", Flash3Schedule::overlap, true},
+    {"pingpong-persistent", Flash3Schedule::pingpong, true},
+};
+
+std::vector<std::string> variant_names(const Problem&) {
+  std::vector<std::string> names;
+  for (const Variant& v : kVariants) names.emplace_back(v.name);
+  return names;
+}
+
+std::unique_ptr<Backend> create_flash3(const std::string& variant) {
+  for (const Variant& v : kVariants)
+    if (variant == v.name) return make_fused_backend(flash3_forward(v.schedule, v.persistent));
+  return make_fused_backend(kFlash3Forward);
+}
+
+BackendEntry flash3_entry() {
+  BackendEntry e = fused_backend_entry<kFlash3Forward>("flash3", kSummary);
+  e.create = create_flash3;
+  e.variants = variant_names;
+  return e;
+}
+#endif
+
+}  // namespace
+
+const BackendEntry& flash3_backend_entry() {
+#ifdef SDPA_HAVE_FLASH3
+  static const BackendEntry entry = flash3_entry();
+#else
+  static const BackendEntry entry{
+      .name = "flash3",
+      .summary = kSummary,
+      .dtypes = "bf16, fp16",
+      .head_dims = "64, 128",
+      .archs = "sm_90a",
+      .not_built_reason = "its kernel is sm_90a code and CMAKE_CUDA_ARCHITECTURES has no 90a",
+      .unsupported = nullptr,
+      .workspace_bytes = nullptr,
+      .create = nullptr,
+  };
+#endif
+  return entry;
+}
+
+}  // namespace sdpa
