@@ -1,36 +1,74 @@
 #!/usr/bin/env bash
-# One call on the H200 for this round: every GPU test (the fault-injection test in its own
-# process), the clocks/power check (default sweep included), cudnn:all matched by compare, and a
-# sweep interrupted by SIGINT two cases in. Build here and carry build/src/sdpa-prof and
-# build/tests/sdpa_gpu_tests. Results land in $OUT; short tables last.
+# The one call on the H200: the GPU checks of every issue, as parts, each part's logs gathered
+# into one archive ($OUT/h200-check.tgz) and a line per part last. Build here (cmake --build build)
+# and carry build/src/sdpa-prof, build/src/libsdpa-prof-inject.so and build/tests/sdpa_gpu_tests.
+#   scripts/h200_check.sh                    the parts that fit one call (see `default` below)
+#   scripts/h200_check.sh counters trace     only those
+# Parts (seconds on the H200, roughly):
+#   tests      every GPU test, the fault-injection test in its own process           (~60)
+#   interrupt  SIGINT two cases into --backend all --seq 1024,2048,4096               (~20)
+#   cudnn-all  every cuDNN engine config at S4096 D128, compared with itself          (~30)
+#   clocks     scripts/clocks_check.sh: flash+cudnn at S4096 D128, the default sweep  (~120)
+#   counters   scripts/counters_check.sh: the counter pass against Nsight Compute     (~60)
+#   trace      scripts/trace_check.sh with --timeline: PyTorch traced, --with-torch   (~120)
+#   timeline   scripts/timeline_gpu_check.sh: run --timeline checked against its JSON (~30)
+#   flash3     scripts/flash3_check.sh: schedules, fused tests, hopper-bench, long    (~250)
+#   sanitize   scripts/sanitize.sh: memcheck, racecheck, initcheck, synccheck         (~200)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-# Logs gather in a work folder and come back as one archive ($OUT/h200-check.tgz).
-out=${WORK:-/tmp/h200-check}
-mkdir -p "$out"
-trap '[ -n "${OUT:-}" ] && tar -czf "$OUT/h200-check.tgz" -C "$out" .' EXIT
+work=${WORK:-/tmp/h200-check}
+mkdir -p "$work"
+trap '[ -n "${OUT:-}" ] && tar -czf "$OUT/h200-check.tgz" -C "$work" .' EXIT
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu
+export PATH=/usr/local/cuda/bin:$PATH
 tool=build/src/sdpa-prof
+default=(tests counters trace timeline)
 
-echo "== GPU tests"
-build/tests/sdpa_gpu_tests --gtest_filter=-FaultInjection.* >"$out/gpu_tests.log" 2>&1; tests_rc=$?
-build/tests/sdpa_gpu_tests --gtest_filter=FaultInjection.* >"$out/fault.log" 2>&1; fault_rc=$?
-grep -E "^\[  (PASSED|FAILED) |Failure" "$out/gpu_tests.log" "$out/fault.log" | head -20
+part_tests() {
+  build/tests/sdpa_gpu_tests --gtest_filter=-FaultInjection.* >"$1/gpu_tests.log" 2>&1; local a=$?
+  build/tests/sdpa_gpu_tests --gtest_filter=FaultInjection.* >"$1/fault.log" 2>&1; local b=$?
+  grep -hE "^\[  (PASSED|FAILED) |Failure" "$1/gpu_tests.log" "$1/fault.log" | head -20
+  return $((a != 0 || b != 0))
+}
 
-echo "== interrupted sweep (SIGINT once two cases have finished)"
-$tool --backend all --seq 1024,2048,4096 --json "$out/interrupted.json" >"$out/interrupted.txt" 2>"$out/interrupted.progress" &
-pid=$!
-until [ "$(grep -c '^\[' "$out/interrupted.progress" 2>/dev/null)" -ge 2 ] || ! kill -0 $pid 2>/dev/null; do sleep 0.2; done
-kill -INT $pid; wait $pid; int_rc=$?
-python3 -c "import json;d=json.load(open('$out/interrupted.json'));print('interrupted: rc=$int_rc partial',d['partial'],d['partial_reason'],len(d['cases']),'cases:',[c['backend'] for c in d['cases']])"
+part_interrupt() {
+  $tool --backend all --seq 1024,2048,4096 --json "$1/interrupted.json" >"$1/interrupted.txt" 2>"$1/interrupted.progress" &
+  local pid=$!
+  until [ "$(grep -c '^\[' "$1/interrupted.progress" 2>/dev/null)" -ge 2 ] || ! kill -0 $pid 2>/dev/null; do sleep 0.2; done
+  kill -INT $pid
+  wait $pid
+  local rc=$?
+  python3 -c "import json;d=json.load(open('$1/interrupted.json'));print('rc=$rc partial',d['partial'],d['partial_reason'],[c['backend'] for c in d['cases']])"
+  [ $rc -eq 130 ]
+}
 
-echo "== cudnn:all"
-$tool --backend cudnn:all --seq 4096 --head-dim 128 --json "$out/cudnn_all.json" >"$out/cudnn_all.txt" 2>&1
-$tool compare "$out/cudnn_all.json" "$out/cudnn_all.json" | tail -3
+part_cudnn-all() {
+  $tool --backend cudnn:all --seq 4096 --head-dim 128 --json "$1/cudnn_all.json" >"$1/cudnn_all.txt" 2>&1 &&
+    $tool compare "$1/cudnn_all.json" "$1/cudnn_all.json" | tail -3
+}
 
-OUT=$out/clocks BUILD=build scripts/clocks_check.sh 2>&1 | tail -40
-if [ -n "${SANITIZE:-}" ]; then
-  echo "== compute-sanitizer"
-  LOG_DIR=$out BUILD=build timeout "${SANITIZE_TIMEOUT:-300}" scripts/sanitize.sh
-fi
-echo "gpu tests rc=$tests_rc fault rc=$fault_rc"
+part_clocks() { OUT=$1 BUILD=build scripts/clocks_check.sh 2>&1 | tail -30; }
+part_counters() { TOOL=$tool OUT=$1 scripts/counters_check.sh 2>&1 | tail -40; }
+part_trace() { TIMELINE=1 BUILD=build scripts/trace_check.sh "$1" 2>&1 | tail -40; }
+part_timeline() { OUT=$1 scripts/timeline_gpu_check.sh 2>&1 | tail -12; }
+part_flash3() { OUT=$1 scripts/flash3_check.sh 2>&1 | tail -40; }
+part_sanitize() { LOG_DIR=$1 BUILD=build scripts/sanitize.sh; }
+
+parts=("$@")
+[ ${#parts[@]} -eq 0 ] && parts=("${default[@]}")
+summary=()
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.draw --format=csv,noheader
+for part in "${parts[@]}"; do
+  if ! declare -F "part_$part" >/dev/null; then
+    echo "h200_check: unknown part '$part'" >&2
+    exit 2
+  fi
+  mkdir -p "$work/$part"
+  echo "== $part"
+  began=$SECONDS
+  "part_$part" "$work/$part"
+  rc=$?
+  summary+=("$(printf '%-10s rc=%-3s %4ss' "$part" "$rc" $((SECONDS - began)))")
+done
+echo "== summary"
+printf '%s\n' "${summary[@]}"

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# The GPU checks of `sdpa-prof trace` in one call, from a folder holding sdpa-prof,
-# libsdpa-prof-inject.so and the scripts torch_sdpa.py, torch_baseline.py, trace_overhead.py:
-#   trace_check.sh OUT_DIR
+# The GPU checks of `sdpa-prof trace` in one call, from the repository root with the build in
+# BUILD (default build: sdpa-prof and libsdpa-prof-inject.so in $BUILD/src):
+#   trace_check.sh [OUT_DIR]     (default: $OUT)
 # Writes OUT_DIR/trace-check.tar.gz: each check's output, the JSON results, a raw record file.
+# TIMELINE=1 adds --timeline to the trace of PyTorch and checks it against that trace's JSON.
 set -u
-out=$1
-here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-${OUT:-/tmp/sdpa-prof-out}}
+mkdir -p "$out"
+cd "$(dirname "$0")/.."
+build=${BUILD:-build}
 work=$(mktemp -d)
-cd "$here"
 # sdpa-prof needs cuBLAS and CUPTI from the toolkit; the traced Python inherits this path, so it
 # names those two libraries alone, not the toolkit's whole folder (PyTorch brings its own).
 cuda_lib=/usr/local/cuda/targets/x86_64-linux/lib
@@ -15,25 +17,31 @@ mkdir -p "$work/lib"
 ln -sf "$cuda_lib"/libcublas.so.13 "$cuda_lib"/libcublasLt.so.13 "$cuda_lib"/libcupti.so.13 "$work/lib/"
 export LD_LIBRARY_PATH=$work/lib
 [ -x /opt/torch/.venv/bin/python3 ] && export PATH=/opt/torch/.venv/bin:$PATH
-tool="timeout 150 ./sdpa-prof"
-lib=$here/libsdpa-prof-inject.so
+tool="timeout 150 $build/src/sdpa-prof"
+lib=$PWD/$build/src/libsdpa-prof-inject.so
 step() { echo "== $*"; }
+timeline=""
+[ -n "${TIMELINE:-}" ] && timeline="--timeline $work/trace-s1024.timeline.json"
 {
   nvidia-smi -L
   python3 -c "import torch; print('torch', torch.__version__, 'cuDNN', torch.backends.cudnn.version())"
 
   step "trace of PyTorch at the study's shape"
-  $tool trace --kernels --json "$work/trace-s1024.json" -- python3 torch_sdpa.py --seq 1024 > "$work/trace-s1024.txt" 2>&1
+  $tool trace --kernels --json "$work/trace-s1024.json" $timeline -- python3 scripts/torch_sdpa.py --seq 1024 > "$work/trace-s1024.txt" 2>&1
   echo "rc=$?"
+  if [ -n "$timeline" ]; then
+    python3 tests/timeline_check.py "$work/trace-s1024.timeline.json" --report "$work/trace-s1024.json"
+    echo "timeline check rc=$?"
+  fi
   step "torch.profiler on the same paths"
-  python3 torch_baseline.py --seq 1024 --paths naive,naive-inplace,math,efficient,flash,cudnn --kernel-names \
+  python3 scripts/torch_baseline.py --seq 1024 --paths naive,naive-inplace,math,efficient,flash,cudnn --kernel-names \
     > "$work/profiler-s1024.txt" 2>&1
   echo "rc=$?"
 
   step "a raw record file (small shape) for tests/data"
   mkdir -p "$work/records"
   SDPA_PROF_TRACE_DIR="$work/records" CUDA_INJECTION64_PATH="$lib" NVTX_INJECTION64_PATH="$lib" \
-    python3 torch_sdpa.py --batch 1 --heads 2 --seq 128 --backend naive,naive-inplace,flash --warmup 1 --forwards 2 --samples 2
+    python3 scripts/torch_sdpa.py --batch 1 --heads 2 --seq 128 --backend naive,naive-inplace,flash --warmup 1 --forwards 2 --samples 2
   echo "rc=$? files: $(ls "$work/records")"
 
   step "os._exit: partial records"
@@ -66,8 +74,8 @@ print(len(p.events()), 'profiler events')"
   echo "rc=$?"
 
   step "overhead per launch: untraced, then traced"
-  python3 trace_overhead.py
-  $tool trace -- python3 trace_overhead.py
+  python3 scripts/trace_overhead.py
+  $tool trace -- python3 scripts/trace_overhead.py
   echo "rc=$?"
 
   step "run --with-torch at S4096"

@@ -152,9 +152,13 @@ class Checker:
 
 
 def report_kernels(path):
-    """Kernels in the profile passes of a run's JSON, and whether some records were unattributed."""
+    """Kernels in the profile passes of a run's JSON (for `trace`, all its processes recorded), and
+    whether some records were unattributed."""
     with open(path, "rb") as f:
         report = json.loads(f.read().decode("utf-8"))
+    trace = report.get("trace")
+    if isinstance(trace, dict):  # `trace`: every kernel each traced process recorded
+        return sum(p.get("kernels", 0) for p in trace.get("processes", [])), 0
     total, unattributed = 0, 0
     for case in report.get("cases", []):
         profile = case.get("profile") or {}
@@ -168,7 +172,7 @@ def main():
     parser.add_argument("file")
     expected = parser.add_mutually_exclusive_group()
     expected.add_argument("--kernels", type=int, help="the number of kernel slices expected")
-    expected.add_argument("--report", help="a run's JSON: as many kernel slices as its profile passes attributed")
+    expected.add_argument("--report", help="a run's JSON: as many kernel slices as its profile passes attributed (trace: as its processes recorded)")
     state = parser.add_mutually_exclusive_group()
     state.add_argument("--truncated", action="store_true", help="expect otherData.truncated to be true")
     state.add_argument("--complete", action="store_true", help="expect otherData.truncated to be false")
