@@ -15,7 +15,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$build/artifacts"
 status=0
-for target in preset cli_numbers result; do
+for target in preset cli_numbers result records; do
   rm -f "$build/artifacts/$target-"*
   cp -r "$root/tests/fuzz/corpus/$target" "$work/$target"
   log="$build/artifacts/$target.log"
