@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <cstdint>
 
@@ -138,7 +139,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     flash3_fwd_kernel(const __grid_constant__ CUtensorMap map_q,
                       const __grid_constant__ CUtensorMap map_k,
                       const __grid_constant__ CUtensorMap map_v,
-                      const __grid_constant__ CUtensorMap map_o, const AttentionShape p) {
+                      const __grid_constant__ CUtensorMap map_o, const AttentionShape p,
+                      const int heads_per_section) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Rows = ConsumerRows<Traits, T, kCausal>;
   constexpr int D = Traits::kHeadDim;
@@ -162,10 +164,14 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   const int seq_q = static_cast<int>(p.seq_q);
   const int seq_kv = static_cast<int>(p.seq_kv);
   const int64_t q_heads = p.batch * p.heads;
-  const int64_t n_tiles = (p.seq_q + kBlockM - 1) / kBlockM * q_heads;
+  const int64_t m_blocks = (p.seq_q + kBlockM - 1) / kBlockM;
+  const int64_t n_tiles = m_blocks * q_heads;
   const int64_t group = p.heads / p.kv_heads;
-  // Tile i is query block m of head bh, heaviest causal blocks first: a grid of one CTA per
-  // tile runs them before the light ones, and a persistent CTA takes every gridDim.x-th.
+  // The tiles that run at the same time should read the same K and V, from L2: the tile list is
+  // cut into sections of heads_per_section heads (whole groups of query heads, whose K and V fit
+  // in part of the L2; section_heads() below), and inside a section the query blocks come
+  // heaviest causal block first, the section's heads side by side. A grid of one CTA per tile
+  // runs them in that order; a persistent CTA takes every gridDim.x-th.
   struct Tile {
     int m0;
     int bh_q;
@@ -173,8 +179,12 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     int n_blocks;
   };
   const auto tile_at = [&](int64_t i) {
-    const int64_t bh = i % q_heads;
-    const int m0 = static_cast<int>(n_tiles / q_heads - 1 - i / q_heads) * kBlockM;
+    const int64_t section_tiles = heads_per_section * m_blocks;
+    const int64_t first_head = i / section_tiles * heads_per_section;
+    const int64_t in_section = i % section_tiles;
+    const int64_t width = min(static_cast<int64_t>(heads_per_section), q_heads - first_head);
+    const int64_t bh = first_head + in_section % width;
+    const int m0 = static_cast<int>(m_blocks - 1 - in_section / width) * kBlockM;
     const int kv_end = kCausal ? min(seq_kv, m0 + kBlockM) : seq_kv;
     return Tile{m0, static_cast<int>(bh),
                 static_cast<int>((bh / p.heads) * p.kv_heads + (bh % p.heads) / group),
@@ -394,6 +404,15 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
 #endif
 }
 
+// Query heads per section of the tile order: the key/value heads whose K and V fill half the L2
+// (the rest holds Q, O and what other tiles stream), times the query heads that share each.
+inline int section_heads(const AttentionShape& s, int element_bytes, int l2_bytes) {
+  const int64_t kv_head_bytes = 2 * s.seq_kv * s.head_dim * element_bytes;
+  const int64_t kv_heads = std::clamp<int64_t>(l2_bytes / 2 / std::max<int64_t>(kv_head_bytes, 1),
+                                               1, s.batch * s.kv_heads);
+  return static_cast<int>(kv_heads * (s.heads / s.kv_heads));
+}
+
 template <int kHeadDim, Flash3Schedule kSchedule, bool kPersistent>
 cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
   using Traits = typename Flash3FwdConfig<kHeadDim, kSchedule>::Traits;
@@ -401,16 +420,15 @@ cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
   const int64_t n_tiles =
       (f.shape.seq_q + Traits::kBlockM - 1) / Traits::kBlockM * f.shape.batch * f.shape.heads;
   if (n_tiles > INT32_MAX) return cudaErrorInvalidValue;
-  int64_t grid = n_tiles;
-  if constexpr (kPersistent) {
-    int device = 0;
-    int sms = 0;
-    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-    if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-        e != cudaSuccess)
+  int device = 0;
+  int sms = 0;
+  int l2_bytes = 0;
+  if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  for (const auto& [attr, value] : {std::pair{cudaDevAttrMultiProcessorCount, &sms},
+                                    std::pair{cudaDevAttrL2CacheSize, &l2_bytes}})
+    if (const cudaError_t e = cudaDeviceGetAttribute(value, attr, device); e != cudaSuccess)
       return e;
-    grid = std::min<int64_t>(n_tiles, sms);
-  }
+  const int64_t grid = kPersistent ? std::min<int64_t>(n_tiles, sms) : n_tiles;
   const AttentionShape& s = f.shape;
   const int64_t q_heads = s.batch * s.heads;
   const int64_t kv_heads = s.batch * s.kv_heads;
@@ -432,7 +450,7 @@ cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
     if (attr != cudaSuccess) return attr;
     auto* const kernel = s.causal ? causal : full;
     kernel<<<static_cast<unsigned>(grid), Traits::kNThreads, Traits::kSmemBytes, f.stream>>>(
-        map_q, map_k, map_v, map_o, s);
+        map_q, map_k, map_v, map_o, s, section_heads(s, sizeof(T), l2_bytes));
     return cudaGetLastError();
   });
 }

@@ -13,6 +13,8 @@
 #   trace      scripts/trace_check.sh with --timeline: PyTorch traced, --with-torch   (~120)
 #   timeline   scripts/timeline_gpu_check.sh: run --timeline checked against its JSON (~30)
 #   flash3     scripts/flash3_check.sh: schedules, fused tests, hopper-bench, long    (~250)
+#   hopper     hopper-bench alone (flash, flash3, cudnn; FLASH3=flash3:all adds every
+#              schedule) with counters, one line per case (scripts/hopper_table.py)     (~60)
 #   sanitize   scripts/sanitize.sh: memcheck, racecheck, initcheck, synccheck         (~200)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -52,6 +54,13 @@ part_counters() { TOOL=$tool OUT=$1 scripts/counters_check.sh 2>&1 | tail -40; }
 part_trace() { TIMELINE=1 BUILD=build scripts/trace_check.sh "$1" 2>&1 | tail -40; }
 part_timeline() { OUT=$1 scripts/timeline_gpu_check.sh 2>&1 | tail -12; }
 part_flash3() { OUT=$1 scripts/flash3_check.sh 2>&1 | tail -40; }
+part_hopper() {
+  $tool --config configs/hopper-bench.json --backend "flash,${FLASH3:-flash3},cudnn" --counters \
+    --min-time 0.5 --quiet --json "$1/hopper.json" >"$1/hopper.txt" 2>&1
+  local rc=$?
+  python3 scripts/hopper_table.py "$1/hopper.json"
+  return $rc
+}
 part_sanitize() { LOG_DIR=$1 BUILD=build scripts/sanitize.sh; }
 
 parts=("$@")
