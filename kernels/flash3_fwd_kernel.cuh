@@ -2,11 +2,13 @@
 // kBlockM rows of one (batch, head): one tile per CTA, or (persistent grid) every gridDim.x-th
 // tile. Warpgroup 0 is the producer: one thread issues TMA loads of Q per tile and of K and V
 // tiles into a ring of kStages shared-memory stages (full barriers count the bytes landed, empty
-// barriers count the consumers done with a stage). Each consumer warpgroup owns 64 query rows:
-// S = Q K^T with wgmma (both operands from shared memory), the online softmax on the fp32
-// accumulators in registers, P converted in registers into the A operand of O += P V (V read
-// transposed from shared memory), then O normalised, staged in the warpgroup's rows of the Q
-// tile and written by a TMA store that clips rows past the sequence.
+// barriers count the consumer warps done with a K, a V or the Q tile). Each consumer warpgroup
+// owns 64 query rows: S = Q K^T with wgmma (both operands from shared memory), the online softmax
+// on the fp32 accumulators in registers, P converted in registers into the A operand of
+// O += P V (V read transposed from shared memory), then O normalised, staged in the warpgroup's
+// rows of an O tile and written by a TMA store that clips rows past the sequence. Q is handed
+// back after the tile's last Q K^T, so the next tile's Q loads during the last P V and the
+// epilogue, and an O store is waited for only when the next one needs its staging rows.
 #pragma once
 
 #include <cuda.h>
@@ -45,7 +47,7 @@ struct ConsumerRows {
   static constexpr int kQColBytes = Traits::kBlockM * 128;
   static constexpr int kKVColBytes = kBlockN * 128;
 
-  uint32_t q_wg;  // the warpgroup's rows of the Q tile
+  uint32_t q_wg;  // the warpgroup's rows of the Q tile (the O staging tile follows Q)
   int wg_row0;
   int row0;
   int t;
@@ -153,13 +155,14 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
 
   extern __shared__ __align__(1024) unsigned char smem[];
   const uint32_t s_q = (shared_address(smem) + 1023) & ~1023u;
-  const uint32_t s_k = s_q + Traits::kQBytes;
+  const uint32_t s_k = s_q + 2 * Traits::kQBytes;  // Q, then O's staging tile
   const uint32_t s_v = s_k + kStages * Traits::kTileBytes;
   const uint32_t bar_q = s_v + kStages * Traits::kTileBytes;
   const uint32_t bar_q_empty = bar_q + 8;
   const auto bar_k_full = [&](int s) { return bar_q + 8 * (2 + s); };
   const auto bar_v_full = [&](int s) { return bar_q + 8 * (2 + kStages + s); };
-  const auto bar_empty = [&](int s) { return bar_q + 8 * (2 + 2 * kStages + s); };
+  const auto bar_k_empty = [&](int s) { return bar_q + 8 * (2 + 2 * kStages + s); };
+  const auto bar_v_empty = [&](int s) { return bar_q + 8 * (2 + 3 * kStages + s); };
 
   const int seq_q = static_cast<int>(p.seq_q);
   const int seq_kv = static_cast<int>(p.seq_kv);
@@ -194,12 +197,14 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   const int tid = static_cast<int>(threadIdx.x);
   const int wg = tid / 128;
   if (tid == 0) {
+    constexpr int kConsumerWarps = Traits::kConsumerWGs * 4;  // one arrival each on an empty
     mbarrier_init(bar_q, 1);
-    mbarrier_init(bar_q_empty, Traits::kConsumerWGs);
+    mbarrier_init(bar_q_empty, kConsumerWarps);
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(bar_k_full(s), 1);
       mbarrier_init(bar_v_full(s), 1);
-      mbarrier_init(bar_empty(s), Traits::kConsumerWGs * 4);  // one arrival per consumer warp
+      mbarrier_init(bar_k_empty(s), kConsumerWarps);
+      mbarrier_init(bar_v_empty(s), kConsumerWarps);
     }
     mbarrier_init_fence();
   }
@@ -217,20 +222,16 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
         const Tile tile = tile_at(i);
         for (int it = 0; it < tile.n_blocks; ++it, ++load) {
           const int s = load % kStages;
+          const uint32_t free_parity = ((load / kStages) & 1) ^ 1;
           const int n0 = (tile.n_blocks - 1 - it) * kBlockN;
-          mbarrier_wait(bar_empty(s), ((load / kStages) & 1) ^ 1);
+          mbarrier_wait(bar_k_empty(s), free_parity);
           mbarrier_arrive_expect_tx(bar_k_full(s), Traits::kTileBytes);
 #pragma unroll
           for (int c = 0; c < kColBlocks; ++c)
             tma_load_3d(s_k + s * Traits::kTileBytes + c * kKVColBytes, &map_k, bar_k_full(s),
                         c * 64, n0, tile.bh_kv);
-          mbarrier_arrive_expect_tx(bar_v_full(s), Traits::kTileBytes);
-#pragma unroll
-          for (int c = 0; c < kColBlocks; ++c)
-            tma_load_3d(s_v + s * Traits::kTileBytes + c * kKVColBytes, &map_v, bar_v_full(s),
-                        c * 64, n0, tile.bh_kv);
-          // Q of the next tile once the consumers have stored the last one's O from its rows;
-          // the first key block goes first, so it is in flight during their epilogue.
+          // Q of the next tile once the consumers' last Q K^T of this one is done; its first K
+          // goes first, so both are in flight during the last P V and the epilogue.
           if (it == 0) {
             mbarrier_wait(bar_q_empty, (tile_count & 1) ^ 1);
             mbarrier_arrive_expect_tx(bar_q, Traits::kQBytes);
@@ -238,6 +239,12 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
             for (int c = 0; c < kColBlocks; ++c)
               tma_load_3d(s_q + c * kQColBytes, &map_q, bar_q, c * 64, tile.m0, tile.bh_q);
           }
+          mbarrier_wait(bar_v_empty(s), free_parity);
+          mbarrier_arrive_expect_tx(bar_v_full(s), Traits::kTileBytes);
+#pragma unroll
+          for (int c = 0; c < kColBlocks; ++c)
+            tma_load_3d(s_v + s * Traits::kTileBytes + c * kKVColBytes, &map_v, bar_v_full(s),
+                        c * 64, n0, tile.bh_kv);
         }
       }
     }
@@ -275,11 +282,17 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
       return static_cast<uint32_t>(((used + it) / kStages) & 1);
     };
     const auto block_start = [&](int it) { return (n_blocks - 1 - it) * kBlockN; };
-    // Every consumer warp hands a stage back once its MMAs on it are complete.
-    const auto release = [&](int it) {
+    // Every consumer warp hands a K or V stage back once its MMAs on it are complete, and Q
+    // after the tile's last Q K^T (the last key block, it == n_blocks - 1).
+    const auto hand_back = [&](uint32_t bar) {
       __syncwarp();
-      if (lane == 0) mbarrier_arrive(bar_empty(stage_of(it)));
+      if (lane == 0) mbarrier_arrive(bar);
     };
+    const auto release_k = [&](int it) {
+      hand_back(bar_k_empty(stage_of(it)));
+      if (it == n_blocks - 1) hand_back(bar_q_empty);
+    };
+    const auto release_v = [&](int it) { hand_back(bar_v_empty(stage_of(it))); };
 
     mbarrier_wait(bar_q, tile_count & 1);
     if constexpr (Traits::kSchedule == Flash3Schedule::serial) {
@@ -298,6 +311,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
           if (rows.softmax(acc_s, n0, alpha)) Rows::rescale_o(acc_o, alpha);
           Rows::convert_p(acc_s, p_frag);
         }
+        release_k(it);
         mbarrier_wait(bar_v_full(s), parity_of(it));
         if (active) {
           fence_registers(acc_o);
@@ -305,7 +319,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
           wgmma_wait<0>();
           fence_registers(acc_o);
         }
-        release(it);
+        release_v(it);
       }
     } else {
       // Stage 2: block it's S = Q K^T is issued together with block it-1's O += P V, and its
@@ -331,6 +345,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
       end_turn(0);
       wgmma_wait<0>();
       fence_registers(acc_s);
+      release_k(0);
       rows.softmax(acc_s, block_start(0), alpha);  // O is still zero: nothing to rescale
       Rows::convert_p(acc_s, p_frag);
       for (int it = 1; it < n_blocks; ++it) {
@@ -345,11 +360,12 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
         end_turn(it);
         wgmma_wait<1>();  // S of block it has landed; P V of block it-1 may still run
         fence_registers(acc_s);
+        release_k(it);
         const bool rescale = rows.softmax(acc_s, block_start(it), alpha);
         wgmma_wait<0>();
         fence_registers(acc_o);
         fence_registers(p_frag);
-        release(it - 1);
+        release_v(it - 1);
         if (rescale) Rows::rescale_o(acc_o, alpha);
         Rows::convert_p(acc_s, p_frag);
       }
@@ -361,12 +377,12 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
       end_turn(n_blocks);
       wgmma_wait<0>();
       fence_registers(acc_o);
-      release(last);
+      release_v(last);
     }
 
-    // Epilogue: normalise, stage the warpgroup's rows in its own rows of the Q tile (no wgmma
-    // reads them any more) in the swizzled layout of the O map, then one TMA store per column
-    // block; rows past seq_q fall outside the map and are not written.
+    // Epilogue: normalise, stage the warpgroup's rows in its rows of the O tile (once the last
+    // tile's store has read them) in the swizzled layout of the O map, then one TMA store per
+    // column block; rows past seq_q fall outside the map and are not written.
     float inv[2];
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
@@ -375,29 +391,31 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
       sum += __shfl_xor_sync(0xffffffffu, sum, 2);
       inv[half] = sum > 0.f ? 1.f / sum : 0.f;
     }
+    if (tile_count > 0) {
+      if (tw == 0) tma_store_wait_read();
+      named_barrier_sync(1 + cw, 128);
+    }
 #pragma unroll
     for (int j = 0; j < D / 8; ++j)
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int row = warp * 16 + g + half * 8;  // row % 8 == g
         const uint32_t addr =
-            rows.q_wg + (j / 8) * kQColBytes + row * 128 + (((j % 8) ^ g) * 16) + t * 4;
+            rows.q_wg + Traits::kQBytes + (j / 8) * kQColBytes + row * 128 + (((j % 8) ^ g) * 16) + t * 4;
         store_shared_u32(addr, pack2<T>(acc_o[4 * j + 2 * half] * inv[half],
                                         acc_o[4 * j + 2 * half + 1] * inv[half]));
       }
     fence_async_shared();
     named_barrier_sync(1 + cw, 128);
-    if (tw == 0) {
-      if (rows.wg_row0 < seq_q) {
+    if (tw == 0 && rows.wg_row0 < seq_q) {
 #pragma unroll
-        for (int c = 0; c < kColBlocks; ++c)
-          tma_store_3d(&map_o, rows.q_wg + c * kQColBytes, c * 64, rows.wg_row0, tile.bh_q);
-        tma_store_commit_and_wait_read();
-      }
-      mbarrier_arrive(bar_q_empty);  // the next tile's Q may overwrite these rows now
+      for (int c = 0; c < kColBlocks; ++c)
+        tma_store_3d(&map_o, rows.q_wg + Traits::kQBytes + c * kQColBytes, c * 64, rows.wg_row0, tile.bh_q);
+      tma_store_commit();
     }
     used += n_blocks;
   }
+  if (tw == 0) tma_store_wait_read();  // the staging rows stay valid until the store has read them
 #else
   __trap();  // built for sm_90a only (kernels/CMakeLists.txt); the backend never launches it
              // elsewhere

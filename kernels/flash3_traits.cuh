@@ -33,11 +33,12 @@ struct Flash3FwdTraits {
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = kConsumerWGs == 2 ? 240 : 160;
 
-  static constexpr int kQBytes = kBlockM * kHeadDim * 2;
+  static constexpr int kQBytes = kBlockM * kHeadDim * 2;      // Q, and O staged for its store
   static constexpr int kTileBytes = kBlockN * kHeadDim * 2;    // one K or V stage
-  static constexpr int kBarrierBytes = 8 * (2 + 3 * kStages);  // Q full and empty, 3 a stage
+  static constexpr int kBarrierBytes = 8 * (2 + 4 * kStages);  // Q full and empty, 4 a stage
   // 1024 bytes of slack: the swizzle atoms must start 1024-aligned.
-  static constexpr int kSmemBytes = 1024 + kQBytes + 2 * kStages * kTileBytes + kBarrierBytes;
+  static constexpr int kSmemBytes =
+      1024 + 2 * kQBytes + 2 * kStages * kTileBytes + kBarrierBytes;
 
   static_assert(kHeadDim == 64 || kHeadDim == 128, "wgmma_rs is written for N = 64 and 128");
   static_assert(kBlockN == 128, "S = Q K^T is one m64n128 wgmma per k16 step");
@@ -50,10 +51,10 @@ struct Flash3FwdTraits {
 // The head dims the kernel is compiled for, one translation unit each (flash3_fwd_hdim*.cu).
 using Flash3HeadDims = IntList<64, 128>;
 
-// Stage 2's schedules hold a stage for S of block n and one for P V of block n-1: a third and
-// fourth stage keep a load in flight behind them. At D64 the GEMMs are short against the
-// softmax, so three consumer warpgroups (192 rows) share the tensor cores, except under
-// ping-pong, which takes turns between two.
+// K and V stages are handed back apart (K once S = Q K^T is done, V once P V is), so two stages
+// keep a load in flight at D128, where O's own staging tile leaves room for no more; D64 has room
+// for four. At D64 the GEMMs are short against the softmax, so three consumer warpgroups
+// (192 rows) share the tensor cores, except under ping-pong, which takes turns between two.
 template <int kHeadDim, Flash3Schedule kSchedule>
 struct Flash3FwdConfig;
 template <Flash3Schedule kSchedule>
@@ -63,7 +64,7 @@ struct Flash3FwdConfig<64, kSchedule> {
 };
 template <Flash3Schedule kSchedule>
 struct Flash3FwdConfig<128, kSchedule> {
-  using Traits = Flash3FwdTraits<128, 2, 128, 3, kSchedule>;
+  using Traits = Flash3FwdTraits<128, 2, 128, 2, kSchedule>;
 };
 
 // The schedule each head dim runs by default (flash3 without a variant): the fastest measured.

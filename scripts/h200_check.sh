@@ -23,7 +23,7 @@ mkdir -p "$work"
 trap '[ -n "${OUT:-}" ] && tar -czf "$OUT/h200-check.tgz" -C "$work" .' EXIT
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu
 export PATH=/usr/local/cuda/bin:$PATH
-tool=build/src/sdpa-prof
+tool=${TOOL:-build/src/sdpa-prof}
 default=(tests counters trace timeline)
 
 part_tests() {
