@@ -1,6 +1,6 @@
 // FlashAttention-3 design forward for sm_90a, warp-specialised. A CTA works on query tiles of
-// kBlockM rows of one (batch, head): one tile per CTA, or (persistent grid) every gridDim.x-th
-// tile. Warpgroup 0 is the producer: one thread issues TMA loads of Q per tile and of K and V
+// kBlockM rows of one (batch, head): one tile per CTA, or (persistent grid) tile after tile,
+// each CTA taking the next one of a global counter when it is done with the last. Warpgroup 0 is the producer: one thread issues TMA loads of Q per tile and of K and V
 // tiles into a ring of kStages shared-memory stages (full barriers count the bytes landed, empty
 // barriers count the consumer warps done with a K, a V or the Q tile). Each consumer warpgroup
 // owns 64 query rows: S = Q K^T with wgmma (both operands from shared memory), the online softmax
@@ -136,6 +136,13 @@ struct ConsumerRows {
   }
 };
 
+// The persistent grid's tile counter: tiles blockIdx.x < gridDim.x come first, then each CTA's
+// producer takes the next with an atomicAdd. The last CTA to finish sets both counters back to
+// zero, so the next launch (the same stream, or any later one) starts from tile gridDim.x
+// again; two flash3 launches of one translation unit must not run at the same time.
+static __device__ unsigned int g_tiles_taken;
+static __device__ unsigned int g_ctas_done;
+
 template <typename Traits, typename T, bool kCausal>
 __global__ void __launch_bounds__(Traits::kNThreads, 1)
     flash3_fwd_kernel(const __grid_constant__ CUtensorMap map_q,
@@ -163,6 +170,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   const auto bar_v_full = [&](int s) { return bar_q + 8 * (2 + kStages + s); };
   const auto bar_k_empty = [&](int s) { return bar_q + 8 * (2 + 2 * kStages + s); };
   const auto bar_v_empty = [&](int s) { return bar_q + 8 * (2 + 3 * kStages + s); };
+  const uint32_t tile_slot = bar_q + 8 * (2 + 4 * kStages);  // written before Q's barrier arrives
 
   const int seq_q = static_cast<int>(p.seq_q);
   const int seq_kv = static_cast<int>(p.seq_kv);
@@ -174,13 +182,15 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   // cut into sections of heads_per_section heads (whole groups of query heads, whose K and V fit
   // in part of the L2; section_heads() below), and inside a section the query blocks come
   // heaviest causal block first, the section's heads side by side. A grid of one CTA per tile
-  // runs them in that order; a persistent CTA takes every gridDim.x-th.
+  // runs them in that order, and so does a persistent grid, taking them from the counter.
   struct Tile {
     int m0;
     int bh_q;
     int bh_kv;
     int n_blocks;
   };
+  const bool take_tiles = gridDim.x < n_tiles;
+  constexpr uint32_t kNoTile = 0xFFFFFFFFu;  // >= n_tiles (at most INT32_MAX)
   const auto tile_at = [&](int64_t i) {
     const int64_t section_tiles = heads_per_section * m_blocks;
     const int64_t first_head = i / section_tiles * heads_per_section;
@@ -218,7 +228,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
       // The ring runs on across tiles: `load` counts the key blocks loaded by this CTA.
       int load = 0;
       int tile_count = 0;
-      for (int64_t i = blockIdx.x; i < n_tiles; i += gridDim.x, ++tile_count) {
+      for (int64_t i = blockIdx.x; i < n_tiles; ++tile_count) {
         const Tile tile = tile_at(i);
         for (int it = 0; it < tile.n_blocks; ++it, ++load) {
           const int s = load % kStages;
@@ -234,6 +244,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
           // goes first, so both are in flight during the last P V and the epilogue.
           if (it == 0) {
             mbarrier_wait(bar_q_empty, (tile_count & 1) ^ 1);
+            store_shared_u32(tile_slot, static_cast<uint32_t>(i));
             mbarrier_arrive_expect_tx(bar_q, Traits::kQBytes);
 #pragma unroll
             for (int c = 0; c < kColBlocks; ++c)
@@ -245,6 +256,18 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
           for (int c = 0; c < kColBlocks; ++c)
             tma_load_3d(s_v + s * Traits::kTileBytes + c * kKVColBytes, &map_v, bar_v_full(s),
                         c * 64, n0, tile.bh_kv);
+        }
+        i = take_tiles ? gridDim.x + atomicAdd(&g_tiles_taken, 1u) : n_tiles;
+      }
+      // The consumers wait for one more Q: there is none.
+      mbarrier_wait(bar_q_empty, (tile_count & 1) ^ 1);
+      store_shared_u32(tile_slot, kNoTile);
+      mbarrier_arrive(bar_q);
+      if (take_tiles) {
+        __threadfence();  // this CTA's last atomicAdd on the tile counter lands first
+        if (atomicAdd(&g_ctas_done, 1u) == gridDim.x - 1) {
+          atomicExch(&g_tiles_taken, 0u);
+          atomicExch(&g_ctas_done, 0u);
         }
       }
     }
@@ -260,8 +283,10 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   const int t = lane % 4;  // accumulator column pair
   // `used` counts the key blocks this CTA consumed in earlier tiles: the ring's position.
   int used = 0;
-  int tile_count = 0;
-  for (int64_t i = blockIdx.x; i < n_tiles; i += gridDim.x, ++tile_count) {
+  for (int tile_count = 0;; ++tile_count) {
+    mbarrier_wait(bar_q, tile_count & 1);
+    const int64_t i = load_shared_u32(tile_slot);
+    if (i >= n_tiles) break;
     const Tile tile = tile_at(i);
     const int n_blocks = tile.n_blocks;
     Rows rows{.q_wg = s_q + cw * Traits::kWGRows * 128,
@@ -294,7 +319,6 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     };
     const auto release_v = [&](int it) { hand_back(bar_v_empty(stage_of(it))); };
 
-    mbarrier_wait(bar_q, tile_count & 1);
     if constexpr (Traits::kSchedule == Flash3Schedule::serial) {
       // Stage 1: each block's S = Q K^T, softmax and O += P V one after the other.
       for (int it = 0; it < n_blocks; ++it) {

@@ -30,12 +30,13 @@ struct Flash3FwdTraits {
   static constexpr int kColBlocks = kHeadDim / 64;  // 64-column (128-byte) blocks of D
 
   // Registers per thread after setmaxnreg: the producer gives its share to the consumers.
-  static constexpr int kProducerRegs = 24;
+  static constexpr int kProducerRegs = 32;
   static constexpr int kConsumerRegs = kConsumerWGs == 2 ? 240 : 160;
 
   static constexpr int kQBytes = kBlockM * kHeadDim * 2;      // Q, and O staged for its store
   static constexpr int kTileBytes = kBlockN * kHeadDim * 2;    // one K or V stage
-  static constexpr int kBarrierBytes = 8 * (2 + 4 * kStages);  // Q full and empty, 4 a stage
+  // Q full and empty, 4 a stage, and the slot that passes the next tile to the consumers.
+  static constexpr int kBarrierBytes = 8 * (3 + 4 * kStages);
   // 1024 bytes of slack: the swizzle atoms must start 1024-aligned.
   static constexpr int kSmemBytes =
       1024 + 2 * kQBytes + 2 * kStages * kTileBytes + kBarrierBytes;

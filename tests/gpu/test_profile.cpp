@@ -80,9 +80,13 @@ TEST(Profile, RecordsCarryWhatTheTimelineShows) {
   p.head_dim = 64;
   SweepPlan plan{{p}, resolve_backends({"naive"})};
   std::vector<ActivityRecords> kept;
-  run_sweep(plan, device, 1, one_sample_timing(), [](const CaseResult&) {}, session.get(), {}, nullptr,
+  std::vector<CaseResult> cases;
+  run_sweep(plan, device, 1, one_sample_timing(), [&](const CaseResult& c) { cases.push_back(c); },
+            session.get(), {}, nullptr,
             [&](const CaseResult&, ActivityRecords&& r) { kept.push_back(std::move(r)); });
   ASSERT_EQ(kept.size(), 1u);
+  ASSERT_EQ(cases.size(), 1u);
+  ASSERT_TRUE(cases[0].profile.has_value());
   const ActivityRecords& r = kept[0];
   const uint32_t pid = static_cast<uint32_t>(::getpid());
   std::unordered_map<uint32_t, const ApiRecord*> calls;
@@ -91,7 +95,10 @@ TEST(Profile, RecordsCarryWhatTheTimelineShows) {
     EXPECT_EQ(a.process_id, pid);
     EXPECT_NE(a.thread_id, 0u);
   }
-  ASSERT_EQ(r.kernels.size(), 5u * kProfileForwards);
+  // The records are what the profile was made from (cuBLAS picks 4 or 5 kernels at this size).
+  const int per_forward = cases[0].profile->kernels_per_forward();
+  ASSERT_GE(per_forward, 3);
+  ASSERT_EQ(r.kernels.size(), static_cast<std::size_t>(per_forward) * kProfileForwards);
   for (const KernelRecord& k : r.kernels) {
     SCOPED_TRACE(k.name);
     EXPECT_EQ(k.place.device_id, static_cast<uint32_t>(device.ordinal));
