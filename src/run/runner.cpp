@@ -52,7 +52,7 @@ std::optional<std::string> cannot_run(const BackendEntry& entry, const Problem& 
 CaseResult run_case(const BackendEntry& entry, const std::string& variant, const Problem& p,
                     const DeviceInfo& device, ProblemData& data, cudaStream_t stream,
                     const TimingOptions& timing, std::size_t free_before_problem, CuptiSession* profiler,
-                    CounterSession* counters, ActivityRecords* records) {
+                    CounterSession* counters, std::optional<L2Clean>& l2_clean, ActivityRecords* records) {
   CaseResult r;
   r.backend = case_backend_name(entry, variant);
   r.problem = p;
@@ -104,10 +104,10 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
   if (r.profile && counters != nullptr) {
     // Each pass starts with a cold L2 (unless the samples run hot), and a clean one: what is
     // counted is what the forward's own kernels move.
-    std::optional<L2Clean> l2;
-    if (!timing.hot) l2.emplace(device.l2_bytes);
+    // Made at the first counted case and kept for the sweep (a buffer of 4 L2s and a cuBLAS handle).
+    if (!timing.hot && !l2_clean) l2_clean.emplace(device.l2_bytes);
     const auto before_pass = [&](cudaStream_t s) {
-      if (l2) l2->clean(s);
+      if (!timing.hot) l2_clean->clean(s);
     };
     count_forward(*counters, *r.profile, forward, before_pass, stream, p, device.sm_count,
                   entry.kernel_dram_bytes != nullptr ? std::optional(entry.kernel_dram_bytes(p)) : std::nullopt);
@@ -164,6 +164,7 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
                       CounterSession* counters, const CaseRecordsCallback& on_records) {
   SweepResult out;
   CudaStream stream;
+  std::optional<L2Clean> l2_clean;
   const auto stop_requested = [&] { return timing.stop_requested && timing.stop_requested(); };
   uint64_t problem_index = 0;
   for (const Problem& p : plan.problems) {
@@ -239,7 +240,7 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
         try {
           ActivityRecords recorded;
           r = run_case(entry, variant, p, device, *data, stream.get(), timing, free_before_problem, profiler, counters,
-                       on_records ? &recorded : nullptr);
+                       l2_clean, on_records ? &recorded : nullptr);
           if (on_records && r.profile) on_records(r, std::move(recorded));
         } catch (const ApiError& e) {
           r = unrun(choice, CaseStatus::failed, e.what());
