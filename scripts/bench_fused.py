@@ -14,29 +14,15 @@ Needs PyTorch with CUDA (the GPU machine).
 """
 import argparse
 import json
-import statistics
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+from cuda_timing import median_ms
+
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 TORCH_BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION}
-
-
-def median_ms(fn, warmup, samples, flush):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(samples):
-        flush.zero_()  # a write over more than L2, as the tool does before each sample
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
 
 
 def problem_key(p):

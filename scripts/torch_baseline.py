@@ -11,12 +11,13 @@ import collections
 import json
 import math
 import os
-import statistics
 import tempfile
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from cuda_timing import median_ms
 
 
 def naive(q, k, v, mask, inplace):
@@ -31,21 +32,6 @@ def sdpa(backend):
         with sdpa_kernel(backend):
             return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
     return run
-
-
-def median_ms(fn, warmup, samples):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(samples):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
 
 
 def profile_forward(fn):

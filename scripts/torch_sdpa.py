@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+from cuda_timing import event_times
 from torch_baseline import naive
 
 SDPA_BACKENDS = {
@@ -71,20 +72,6 @@ def refusal(fn):
             return " ".join(" ".join(s.split()) for s in said if s)
 
 
-def timed_samples(fn, flush, samples):
-    """CUDA-event times of `samples` forwards, the L2 flushed before each."""
-    times = []
-    for _ in range(samples):
-        flush.zero_()
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return times
-
-
 def run_backend(name, fn, a, flush):
     prefix = f"sdpa-prof/torch:{name}/{problem_label(a)}"
     reason = refusal(fn)
@@ -101,7 +88,7 @@ def run_backend(name, fn, a, flush):
         torch.cuda.nvtx.range_pop()
         torch.cuda.synchronize()  # forwards apart, as sdpa-prof's profile pass keeps them
     torch.cuda.nvtx.range_push(f"torch_sdpa timing torch:{name}")
-    times = timed_samples(fn, flush, a.samples)
+    times = event_times(fn, a.samples, flush)
     torch.cuda.nvtx.range_pop()
     return {"range": prefix, "status": "ok", "warmup": a.warmup, "cold_cache": True, "samples_ms": times}
 
