@@ -79,8 +79,15 @@ print(len(p.events()), 'profiler events')"
   echo "rc=$?"
 
   step "run --with-torch at S4096"
-  $tool run --backend all --seq 4096 --max-noise 2 --timeout 4 --with-torch --kernels --json "$work/with-torch-s4096.json" > "$work/with-torch-s4096.txt" 2>&1
+  with_torch_timeline=""
+  [ -n "$timeline" ] && with_torch_timeline="--timeline $work/with-torch-s4096.timeline.json"
+  $tool run --backend all --seq 4096 --max-noise 2 --timeout 4 --with-torch --kernels --json "$work/with-torch-s4096.json" \
+    $with_torch_timeline > "$work/with-torch-s4096.txt" 2>&1
   echo "rc=$?"
+  if [ -n "$timeline" ]; then
+    python3 tests/timeline_check.py "$work/with-torch-s4096.timeline.json" --report "$work/with-torch-s4096.json"
+    echo "timeline check rc=$?"
+  fi
 } > "$work/trace-check.txt" 2>&1
 rm -rf "$work/lib"
 tar -czf "$out/trace-check.tar.gz" -C "$work" .
