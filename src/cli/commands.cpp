@@ -102,7 +102,9 @@ void print_dry_run(const SweepPlan& plan, std::ostream& out) {
 }
 
 // --with-torch: PyTorch's paths on the same problems, when python3 can import torch.
-void add_torch_cases(const CliOptions& o, const SweepPlan& plan, RunReport& report, std::ostream& progress) {
+// PyTorch's rows, traced; with a timeline, every record of the traced processes goes in it too.
+void add_torch_cases(const CliOptions& o, const SweepPlan& plan, RunReport& report, TimelineRecorder* timeline,
+                     std::ostream& progress) {
   std::vector<std::string> ours;
   for (const BackendChoice& c : plan.backends) ours.emplace_back(c.entry->name);
   const std::vector<std::string> torch = torch_backends_for(ours);
@@ -115,13 +117,15 @@ void add_torch_cases(const CliOptions& o, const SweepPlan& plan, RunReport& repo
     return;
   }
   progress << fmt::format("PyTorch: {} on {} problem(s) under trace\n", fmt::join(torch, ", "), plan.problems.size());
-  TorchRun run = run_torch_paths(plan.problems, torch, o.device);
+  TorchRun run = run_torch_paths(plan.problems, torch, o.device, timeline != nullptr);
   for (const std::string& note : run.notes) progress << "sdpa-prof: note: " << note << "\n";
   for (CaseResult& c : run.cases) {
     progress << fmt::format("{} {} {}: {}{}\n", c.backend, c.problem.shape_label(), dtype_name(c.problem.dtype),
                             status_name(c.status), c.timing ? fmt::format(" {:.3f} ms", c.timing->median_ms) : "");
     report.cases.push_back(std::move(c));
   }
+  for (ProcessRecords& p : run.records)
+    timeline->add(std::move(p.records), static_cast<uint32_t>(p.pid), fmt::format("PyTorch: {} (pid {})", kTorchScriptName, p.pid));
 }
 
 }  // namespace
@@ -242,7 +246,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   SweepResult swept = run_sweep(plan, device, report.environment.seed, timing, on_case, profiler.get(), on_start,
                                 counters.get(), on_records);
   watchdog.reset();
-  if (o.with_torch && swept.stopped_because.empty()) add_torch_cases(o, plan, report, progress);
+  if (o.with_torch && swept.stopped_because.empty()) add_torch_cases(o, plan, report, timeline.get(), progress);
 
   const int signal = InterruptGuard::signal_seen();
   if (!swept.stopped_because.empty()) {

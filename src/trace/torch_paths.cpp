@@ -18,7 +18,7 @@ namespace sdpa {
 namespace {
 
 constexpr const char* kTorchPrefix = "torch:";
-constexpr const char* kScriptName = "torch_sdpa.py";
+
 constexpr const char* kScriptEnv = "SDPA_PROF_TORCH_SCRIPT";
 
 std::vector<std::string> script_arguments(const Problem& p,
@@ -78,22 +78,23 @@ std::string find_torch_script() {
   std::error_code error;
   const fs::path exe_dir = fs::read_symlink("/proc/self/exe", error).parent_path();
   for (const fs::path& candidate :
-       {exe_dir / kScriptName, exe_dir / ".." / ".." / "scripts" / kScriptName,
-        exe_dir / ".." / "scripts" / kScriptName})
+       {exe_dir / kTorchScriptName, exe_dir / ".." / ".." / "scripts" / kTorchScriptName,
+        exe_dir / ".." / "scripts" / kTorchScriptName})
     if (!error && fs::is_regular_file(candidate)) return fs::weakly_canonical(candidate).string();
   throw InputError(
       fmt::format("--with-torch: {} is neither beside sdpa-prof nor in the source tree's scripts/; "
                   "name it with {}",
-                  kScriptName, kScriptEnv));
+                  kTorchScriptName, kScriptEnv));
 }
 
 TorchRun run_torch_paths(const std::vector<Problem>& problems,
-                         const std::vector<std::string>& torch_backends, int device) {
+                         const std::vector<std::string>& torch_backends, int device, bool keep_records) {
   TorchRun out;
   if (torch_backends.empty()) return out;
   TraceRequest request;
   request.injection_library = find_injection_library();
   request.device = device;
+  request.keep_records = keep_records;
   const std::string script = find_torch_script();
   for (const Problem& p : problems) {
     request.command = {"python3", script};
@@ -103,9 +104,10 @@ TorchRun run_torch_paths(const std::vector<Problem>& problems,
     if (!traced.refused.empty()) throw InputError(traced.refused);
     for (std::string& note : traced.notes) out.notes.push_back(std::move(note));
     if (traced.exit_code != 0)
-      out.notes.push_back(fmt::format("--with-torch: {} exited with {} on {}", kScriptName,
+      out.notes.push_back(fmt::format("--with-torch: {} exited with {} on {}", kTorchScriptName,
                                       traced.exit_code, p.shape_label()));
     for (CaseResult& c : traced.cases) out.cases.push_back(std::move(c));
+    for (ProcessRecords& r : traced.records) out.records.push_back(std::move(r));
   }
   return out;
 }

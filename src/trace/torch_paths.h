@@ -7,8 +7,11 @@
 
 #include "model/problem.h"
 #include "model/result.h"
+#include "trace/trace_run.h"
 
 namespace sdpa {
+
+inline constexpr const char* kTorchScriptName = "torch_sdpa.py";
 
 // Our backend names that PyTorch has a path for, as the script names them ("flash" ->
 // "torch:flash"); names without one (cudnn engine variants aside) are left out.
@@ -23,11 +26,12 @@ std::string find_torch_script();
 
 struct TorchRun {
   std::vector<CaseResult> cases;
-  std::vector<std::string> notes;  // said on stderr
+  std::vector<std::string> notes;      // said on stderr
+  std::vector<ProcessRecords> records;  // with keep_records: every traced process's, for the timeline
 };
 
 // One traced run of the script per problem, every backend in it.
 TorchRun run_torch_paths(const std::vector<Problem>& problems,
-                         const std::vector<std::string>& torch_backends, int device);
+                         const std::vector<std::string>& torch_backends, int device, bool keep_records);
 
 }  // namespace sdpa
