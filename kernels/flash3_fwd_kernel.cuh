@@ -191,16 +191,23 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   };
   const bool take_tiles = gridDim.x < n_tiles;
   constexpr uint32_t kNoTile = 0xFFFFFFFFu;  // >= n_tiles (at most INT32_MAX)
-  const auto tile_at = [&](int64_t i) {
-    const int64_t section_tiles = heads_per_section * m_blocks;
-    const int64_t first_head = i / section_tiles * heads_per_section;
-    const int64_t in_section = i % section_tiles;
-    const int64_t width = min(static_cast<int64_t>(heads_per_section), q_heads - first_head);
-    const int64_t bh = first_head + in_section % width;
-    const int m0 = static_cast<int>(m_blocks - 1 - in_section / width) * kBlockM;
+  // 32-bit index arithmetic (the launcher keeps n_tiles under 2^31): the producer runs it with
+  // the few registers it keeps.
+  const auto tile_at = [&](int64_t index) {
+    const auto i = static_cast<uint32_t>(index);
+    const auto heads = static_cast<uint32_t>(q_heads);
+    const auto section_heads = static_cast<uint32_t>(heads_per_section);
+    const uint32_t section_tiles = section_heads * static_cast<uint32_t>(m_blocks);
+    const uint32_t first_head = i / section_tiles * section_heads;
+    const uint32_t in_section = i % section_tiles;
+    const uint32_t width = min(section_heads, heads - first_head);
+    const uint32_t bh = first_head + in_section % width;
+    const int m0 = (static_cast<int>(m_blocks) - 1 - static_cast<int>(in_section / width)) * kBlockM;
     const int kv_end = kCausal ? min(seq_kv, m0 + kBlockM) : seq_kv;
+    const auto per_batch = static_cast<uint32_t>(p.heads);
     return Tile{m0, static_cast<int>(bh),
-                static_cast<int>((bh / p.heads) * p.kv_heads + (bh % p.heads) / group),
+                static_cast<int>((bh / per_batch) * static_cast<uint32_t>(p.kv_heads) +
+                                 (bh % per_batch) / static_cast<uint32_t>(group)),
                 (kv_end + kBlockN - 1) / kBlockN};
   };
 

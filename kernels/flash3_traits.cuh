@@ -30,7 +30,9 @@ struct Flash3FwdTraits {
   static constexpr int kColBlocks = kHeadDim / 64;  // 64-column (128-byte) blocks of D
 
   // Registers per thread after setmaxnreg: the producer gives its share to the consumers.
-  static constexpr int kProducerRegs = 32;
+  // 24 with two consumers: 24 + 2 x 240 regs per thread slot; 32 + 2 x 240 (the whole register
+  // file) hung setmaxnreg.inc on the H200.
+  static constexpr int kProducerRegs = kConsumerWGs == 2 ? 24 : 32;
   static constexpr int kConsumerRegs = kConsumerWGs == 2 ? 240 : 160;
 
   static constexpr int kQBytes = kBlockM * kHeadDim * 2;      // Q, and O staged for its store
