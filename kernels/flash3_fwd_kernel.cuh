@@ -137,7 +137,7 @@ struct ConsumerRows {
 };
 
 // The persistent grid's tile counter: tiles blockIdx.x < gridDim.x come first, then each CTA's
-// producer takes the next with an atomicAdd and hands it to its consumers in shared memory. The last CTA to finish sets both counters back to
+// producer takes the next with an atomicAdd. The last CTA to finish sets both counters back to
 // zero, so the next launch (the same stream, or any later one) starts from tile gridDim.x
 // again; two flash3 launches of one translation unit must not run at the same time.
 static __device__ unsigned int g_tiles_taken;
@@ -170,13 +170,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   const auto bar_v_full = [&](int s) { return bar_q + 8 * (2 + kStages + s); };
   const auto bar_k_empty = [&](int s) { return bar_q + 8 * (2 + 2 * kStages + s); };
   const auto bar_v_empty = [&](int s) { return bar_q + 8 * (2 + 3 * kStages + s); };
-  const uint32_t tile_slot = bar_q + 8 * (2 + 4 * kStages);  // the next tile, producer to consumers
-  // Named barriers: 1 + cw closes consumer cw's epilogue, then ping-pong's turns, then the two
-  // that hand the tile slot over (the producer warp and every consumer thread).
-  constexpr int kTurnBarrier = 1 + Traits::kConsumerWGs;
-  constexpr int kSlotFull = kTurnBarrier + Traits::kConsumerWGs;
-  constexpr int kSlotEmpty = kSlotFull + 1;
-  constexpr int kSlotThreads = 32 + 128 * Traits::kConsumerWGs;
+  const uint32_t tile_slot = bar_q + 8 * (2 + 4 * kStages);  // written before Q's barrier arrives
 
   const int seq_q = static_cast<int>(p.seq_q);
   const int seq_kv = static_cast<int>(p.seq_kv);
@@ -237,58 +231,46 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   // end of the keys) come first; the producer loads them in the same order.
   if (wg == 0) {
     lower_registers<Traits::kProducerRegs>();
-    // The producer is warp 0 (its lane 0 issues the copies), so that the tile slot can be
-    // handed over with named barriers, which count whole warps.
-    if (tid < 32) {
-      const bool leader = tid == 0;
+    if (tid == 0) {
       // The ring runs on across tiles: `load` counts the key blocks loaded by this CTA.
       int load = 0;
-      int64_t i = blockIdx.x;
-      for (int tile_count = 0;; ++tile_count) {
-        // The tile (or that there is none) to the consumers, once they have read the last one.
-        if (tile_count > 0) named_barrier_sync(kSlotEmpty, kSlotThreads);
-        if (leader) store_shared_u32(tile_slot, i < n_tiles ? static_cast<uint32_t>(i) : kNoTile);
-        named_barrier_arrive(kSlotFull, kSlotThreads);
-        if (i >= n_tiles) break;
+      int tile_count = 0;
+      for (int64_t i = blockIdx.x; i < n_tiles; ++tile_count) {
         const Tile tile = tile_at(i);
         for (int it = 0; it < tile.n_blocks; ++it, ++load) {
           const int s = load % kStages;
           const uint32_t free_parity = ((load / kStages) & 1) ^ 1;
           const int n0 = (tile.n_blocks - 1 - it) * kBlockN;
           mbarrier_wait(bar_k_empty(s), free_parity);
-          if (leader) {
-            mbarrier_arrive_expect_tx(bar_k_full(s), Traits::kTileBytes);
+          mbarrier_arrive_expect_tx(bar_k_full(s), Traits::kTileBytes);
 #pragma unroll
-            for (int c = 0; c < kColBlocks; ++c)
-              tma_load_3d(s_k + s * Traits::kTileBytes + c * kKVColBytes, &map_k, bar_k_full(s),
-                          c * 64, n0, tile.bh_kv);
-          }
+          for (int c = 0; c < kColBlocks; ++c)
+            tma_load_3d(s_k + s * Traits::kTileBytes + c * kKVColBytes, &map_k, bar_k_full(s),
+                        c * 64, n0, tile.bh_kv);
           // Q of the next tile once the consumers' last Q K^T of this one is done; its first K
           // goes first, so both are in flight during the last P V and the epilogue.
           if (it == 0) {
             mbarrier_wait(bar_q_empty, (tile_count & 1) ^ 1);
-            if (leader) {
-              mbarrier_arrive_expect_tx(bar_q, Traits::kQBytes);
-#pragma unroll
-              for (int c = 0; c < kColBlocks; ++c)
-                tma_load_3d(s_q + c * kQColBytes, &map_q, bar_q, c * 64, tile.m0, tile.bh_q);
-            }
-          }
-          mbarrier_wait(bar_v_empty(s), free_parity);
-          if (leader) {
-            mbarrier_arrive_expect_tx(bar_v_full(s), Traits::kTileBytes);
+            store_shared_u32(tile_slot, static_cast<uint32_t>(i));
+            mbarrier_arrive_expect_tx(bar_q, Traits::kQBytes);
 #pragma unroll
             for (int c = 0; c < kColBlocks; ++c)
-              tma_load_3d(s_v + s * Traits::kTileBytes + c * kKVColBytes, &map_v, bar_v_full(s),
-                          c * 64, n0, tile.bh_kv);
+              tma_load_3d(s_q + c * kQColBytes, &map_q, bar_q, c * 64, tile.m0, tile.bh_q);
           }
+          mbarrier_wait(bar_v_empty(s), free_parity);
+          mbarrier_arrive_expect_tx(bar_v_full(s), Traits::kTileBytes);
+#pragma unroll
+          for (int c = 0; c < kColBlocks; ++c)
+            tma_load_3d(s_v + s * Traits::kTileBytes + c * kKVColBytes, &map_v, bar_v_full(s),
+                        c * 64, n0, tile.bh_kv);
         }
-        uint32_t taken = 0;
-        if (leader && take_tiles) taken = atomicAdd(&g_tiles_taken, 1u);
-        taken = __shfl_sync(0xffffffffu, taken, 0);
-        i = take_tiles ? gridDim.x + static_cast<int64_t>(taken) : n_tiles;
+        i = take_tiles ? gridDim.x + atomicAdd(&g_tiles_taken, 1u) : n_tiles;
       }
-      if (leader && take_tiles) {
+      // The consumers wait for one more Q: there is none.
+      mbarrier_wait(bar_q_empty, (tile_count & 1) ^ 1);
+      store_shared_u32(tile_slot, kNoTile);
+      mbarrier_arrive(bar_q);
+      if (take_tiles) {
         __threadfence();  // this CTA's last atomicAdd on the tile counter lands first
         if (atomicAdd(&g_ctas_done, 1u) == gridDim.x - 1) {
           atomicExch(&g_tiles_taken, 0u);
@@ -309,11 +291,9 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   // `used` counts the key blocks this CTA consumed in earlier tiles: the ring's position.
   int used = 0;
   for (int tile_count = 0;; ++tile_count) {
-    named_barrier_sync(kSlotFull, kSlotThreads);
+    mbarrier_wait(bar_q, tile_count & 1);
     const int64_t i = load_shared_u32(tile_slot);
     if (i >= n_tiles) break;
-    named_barrier_arrive(kSlotEmpty, kSlotThreads);
-    mbarrier_wait(bar_q, tile_count & 1);
     const Tile tile = tile_at(i);
     const int n_blocks = tile.n_blocks;
     Rows rows{.q_wg = s_q + cw * Traits::kWGRows * 128,
@@ -379,6 +359,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
       // GEMMs: turn k of warpgroup 0, then turn k of warpgroup 1, then turn k + 1 of 0, ...
       constexpr bool kPingPong = Traits::kSchedule == Flash3Schedule::pingpong;
       static_assert(!kPingPong || Traits::kConsumerWGs == 2, "ping-pong takes turns between two");
+      constexpr int kTurnBarrier = 1 + Traits::kConsumerWGs;  // after the epilogue's barriers
       const int turns = n_blocks + 1;
       const auto begin_turn = [&](int k) {
         if (kPingPong && (cw == 1 || k > 0)) named_barrier_sync(kTurnBarrier + cw, 256);
