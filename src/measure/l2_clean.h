@@ -2,8 +2,8 @@
 // it. L2Flush writes its buffer, so the L2 it leaves is full of dirty lines that the next kernel
 // writes back to DRAM as it evicts them (counted as that kernel's DRAM writes: +24 MB for a
 // 9 MB kernel on the H200). This reads a buffer four times the L2's size that nothing writes, so
-// the write-backs happen here and the L2 ends holding clean lines only (twice the L2 left a few
-// dirty lines: DRAM writes 3-7% over ncu's for 9 MB kernels).
+// the write-backs happen here and the L2 ends holding clean lines only. (Small kernels still
+// count 3-8% more DRAM writes than ncu with twice or four times the L2: docs/counters-notes.md.)
 #pragma once
 
 #include <cuda_runtime_api.h>
