@@ -1,8 +1,9 @@
 // FlashAttention-3 design forward for sm_90a, warp-specialised. A CTA works on query tiles of
 // kBlockM rows of one (batch, head): one tile per CTA, or (persistent grid) tile after tile,
-// each CTA taking the next one of a global counter when it is done with the last. Warpgroup 0 is the producer: one thread issues TMA loads of Q per tile and of K and V
-// tiles into a ring of kStages shared-memory stages (full barriers count the bytes landed, empty
-// barriers count the consumer warps done with a K, a V or the Q tile). Each consumer warpgroup
+// each CTA taking the next one of a global counter when it is done with the last. Warpgroup 0
+// is the producer: one thread issues TMA loads of Q per tile and of K and V tiles into a ring
+// of kStages shared-memory stages (full barriers count the bytes landed, empty barriers count
+// the consumer warps done with a K, a V or the Q tile). Each consumer warpgroup
 // owns 64 query rows: S = Q K^T with wgmma (both operands from shared memory), the online softmax
 // on the fp32 accumulators in registers, P converted in registers into the A operand of
 // O += P V (V read transposed from shared memory), then O normalised, staged in the warpgroup's
@@ -17,9 +18,9 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <utility>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "attention_shape.h"
 #include "flash3_traits.cuh"
@@ -202,7 +203,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     const uint32_t in_section = i % section_tiles;
     const uint32_t width = min(section_heads, heads - first_head);
     const uint32_t bh = first_head + in_section % width;
-    const int m0 = (static_cast<int>(m_blocks) - 1 - static_cast<int>(in_section / width)) * kBlockM;
+    const int m0 =
+        (static_cast<int>(m_blocks) - 1 - static_cast<int>(in_section / width)) * kBlockM;
     const int kv_end = kCausal ? min(seq_kv, m0 + kBlockM) : seq_kv;
     const auto per_batch = static_cast<uint32_t>(p.heads);
     return Tile{m0, static_cast<int>(bh),
@@ -431,8 +433,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int row = warp * 16 + g + half * 8;  // row % 8 == g
-        const uint32_t addr =
-            rows.q_wg + Traits::kQBytes + (j / 8) * kQColBytes + row * 128 + (((j % 8) ^ g) * 16) + t * 4;
+        const uint32_t addr = rows.q_wg + Traits::kQBytes + (j / 8) * kQColBytes + row * 128 +
+                              (((j % 8) ^ g) * 16) + t * 4;
         store_shared_u32(addr, pack2<T>(acc_o[4 * j + 2 * half] * inv[half],
                                         acc_o[4 * j + 2 * half + 1] * inv[half]));
       }
@@ -441,7 +443,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     if (tw == 0 && rows.wg_row0 < seq_q) {
 #pragma unroll
       for (int c = 0; c < kColBlocks; ++c)
-        tma_store_3d(&map_o, rows.q_wg + Traits::kQBytes + c * kQColBytes, c * 64, rows.wg_row0, tile.bh_q);
+        tma_store_3d(&map_o, rows.q_wg + Traits::kQBytes + c * kQColBytes, c * 64, rows.wg_row0,
+                     tile.bh_q);
       tma_store_commit();
     }
     used += n_blocks;
