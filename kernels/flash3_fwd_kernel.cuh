@@ -243,12 +243,17 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
           const int s = load % kStages;
           const uint32_t free_parity = ((load / kStages) & 1) ^ 1;
           const int n0 = (tile.n_blocks - 1 - it) * kBlockN;
-          mbarrier_wait(bar_k_empty(s), free_parity);
-          mbarrier_arrive_expect_tx(bar_k_full(s), Traits::kTileBytes);
+          // Once stage s of K (or V) is free: its bytes announced, then one copy per column block.
+          const auto load_stage = [&](const CUtensorMap* map, uint32_t ring, uint32_t empty,
+                                      uint32_t full) {
+            mbarrier_wait(empty, free_parity);
+            mbarrier_arrive_expect_tx(full, Traits::kTileBytes);
 #pragma unroll
-          for (int c = 0; c < kColBlocks; ++c)
-            tma_load_3d(s_k + s * Traits::kTileBytes + c * kKVColBytes, &map_k, bar_k_full(s),
-                        c * 64, n0, tile.bh_kv);
+            for (int c = 0; c < kColBlocks; ++c)
+              tma_load_3d(ring + s * Traits::kTileBytes + c * kKVColBytes, map, full, c * 64, n0,
+                          tile.bh_kv);
+          };
+          load_stage(&map_k, s_k, bar_k_empty(s), bar_k_full(s));
           // Q of the next tile once the consumers' last Q K^T of this one is done; its first K
           // goes first, so both are in flight during the last P V and the epilogue.
           if (it == 0) {
@@ -259,12 +264,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
             for (int c = 0; c < kColBlocks; ++c)
               tma_load_3d(s_q + c * kQColBytes, &map_q, bar_q, c * 64, tile.m0, tile.bh_q);
           }
-          mbarrier_wait(bar_v_empty(s), free_parity);
-          mbarrier_arrive_expect_tx(bar_v_full(s), Traits::kTileBytes);
-#pragma unroll
-          for (int c = 0; c < kColBlocks; ++c)
-            tma_load_3d(s_v + s * Traits::kTileBytes + c * kKVColBytes, &map_v, bar_v_full(s),
-                        c * 64, n0, tile.bh_kv);
+          load_stage(&map_v, s_v, bar_v_empty(s), bar_v_full(s));
         }
         i = take_tiles ? gridDim.x + atomicAdd(&g_tiles_taken, 1u) : n_tiles;
       }
