@@ -2,8 +2,9 @@
 # One call on the H200 for the flash3 kernel: a quick check of every schedule (a wrong or
 # hanging kernel fails here in seconds), the fused GPU tests, the hopper-bench preset with every
 # schedule beside the preset's own cases, compute-sanitizer on small odd shapes (SANITIZE=1),
-# the long shape of issue 14, and the SASS of the kernels (SASS=1); BENCH=0 leaves out the bench. The sanitizer's batch of 34
-# makes more tiles than the H200 has SMs, so persistent CTAs reuse the ring and Q across tiles.
+# the long shape of issue 14, and the SASS of the kernels (SASS=1); BENCH=0 leaves out the
+# bench. The sanitizer's batch of 34 makes more tiles than the H200 has SMs, so persistent CTAs
+# reuse the ring and Q across tiles.
 # Build here and carry build/src/sdpa-prof and build/tests/sdpa_gpu_tests. Results land in
 # $OUT; short tables last.
 set -uo pipefail

@@ -101,8 +101,8 @@ void print_dry_run(const SweepPlan& plan, std::ostream& out) {
     }
 }
 
-// --with-torch: PyTorch's paths on the same problems, when python3 can import torch.
-// PyTorch's rows, traced; with a timeline, every record of the traced processes goes in it too.
+// --with-torch: PyTorch's paths on the same problems, when python3 can import torch; with a
+// timeline, every record of the traced processes goes in it too.
 void add_torch_cases(const CliOptions& o, const SweepPlan& plan, RunReport& report, TimelineRecorder* timeline,
                      std::ostream& progress) {
   std::vector<std::string> ours;

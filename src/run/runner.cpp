@@ -103,8 +103,8 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
                                  records);
   if (r.profile && counters != nullptr) {
     // Each pass starts with a cold L2 (unless the samples run hot), and a clean one: what is
-    // counted is what the forward's own kernels move.
-    // Made at the first counted case and kept for the sweep (a buffer of 4 L2s and a cuBLAS handle).
+    // counted is what the forward's own kernels move. The cleaner (a buffer of 4 L2s and a
+    // cuBLAS handle) is made at the first counted case and kept for the sweep.
     if (!timing.hot && !l2_clean) l2_clean.emplace(device.l2_bytes);
     const auto before_pass = [&](cudaStream_t s) {
       if (!timing.hot) l2_clean->clean(s);

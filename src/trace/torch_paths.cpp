@@ -18,7 +18,6 @@ namespace sdpa {
 namespace {
 
 constexpr const char* kTorchPrefix = "torch:";
-
 constexpr const char* kScriptEnv = "SDPA_PROF_TORCH_SCRIPT";
 
 std::vector<std::string> script_arguments(const Problem& p,
