@@ -67,18 +67,26 @@ def fused_rows(out):
             if not fused:
                 continue
             p = case["problem"]
+            label = f"{case['backend']} S{p['seq_q']} D{p['head_dim']}"
             csv_path = os.path.join(out, f"ncu_{case['backend']}_{p['seq_q']}.csv")
             if not os.path.exists(csv_path):
+                lines.append(f"| {label} | (no ncu result: {os.path.basename(csv_path)}) | | | | NO |")
+                failures += 1
                 continue
             _, theirs = ncu_values(csv_path)
-            for metric, ours in sorted(fused[0].get("counters", {}).items()):
+            counters = fused[0].get("counters", {})
+            for metric in sorted(m for m in REQUIRED if m not in counters or m not in theirs):
+                side = "sdpa-prof" if metric not in counters else "ncu"
+                lines.append(f"| {label} | `{metric}` (missing from {side}) | | | | NO |")
+                failures += 1
+            for metric, ours in sorted(counters.items()):
                 if metric not in theirs:
                     continue
                 ok = agrees(metric, ours, theirs[metric])
                 required = metric in REQUIRED
                 failures += required and not ok
                 diff = f"{100 * (ours / theirs[metric] - 1):+.2f}%" if theirs[metric] else "-"
-                lines.append(f"| {case['backend']} S{p['seq_q']} D{p['head_dim']} | `{metric}` | {ours:.4g} | "
+                lines.append(f"| {label} | `{metric}` | {ours:.4g} | "
                              f"{theirs[metric]:.4g} | {diff} | {'yes' if ok else 'NO'}{'' if required else ' (info)'} |")
     return lines, failures
 
@@ -113,9 +121,21 @@ def naive_rows(out):
     return lines
 
 
+def clock_columns(x, y):
+    """The SM clocks of both runs and the change of the clock-normalised times: a power-capped
+    kernel's median moves with the clock the cap allowed that run, which the counter pass does
+    not set."""
+    if not (x.get("sm_clock_mhz") and y.get("sm_clock_mhz") and x.get("clock_normalized_ms")
+            and y.get("clock_normalized_ms")):
+        return "- | -"
+    change = 100 * (x["clock_normalized_ms"] / y["clock_normalized_ms"] - 1)
+    return f"{x['sm_clock_mhz']:.0f} / {y['sm_clock_mhz']:.0f} | {change:+.2f}%"
+
+
 def timing_rows(out):
-    lines = ["| case | median ms, counters on | median ms, --no-counters | change | noise (both) |",
-             "|---|---|---|---|---|"]
+    lines = ["| case | median ms, counters on | median ms, --no-counters | change | noise (both) "
+             "| SM MHz, on / off | change at the same clock |",
+             "|---|---|---|---|---|---|---|"]
     for with_name, without_name in (("c1.json", "n1.json"), ("c2.json", "n2.json")):
         a, b = os.path.join(out, with_name), os.path.join(out, without_name)
         if not (os.path.exists(a) and os.path.exists(b)):
@@ -128,7 +148,7 @@ def timing_rows(out):
             x, y = c["timing"], other["timing"]
             lines.append(f"| {c['backend']} S{c['problem']['seq_q']} D{c['problem']['head_dim']} | {x['median_ms']:.4f} | "
                          f"{y['median_ms']:.4f} | {100 * (x['median_ms'] / y['median_ms'] - 1):+.2f}% | "
-                         f"{100 * (x['relative_spread'] + y['relative_spread']):.2f}% |")
+                         f"{100 * (x['relative_spread'] + y['relative_spread']):.2f}% | {clock_columns(x, y)} |")
     return lines
 
 
