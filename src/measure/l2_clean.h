@@ -1,9 +1,11 @@
-// An empty *and clean* L2 before a counter pass, as Nsight Compute's --cache-control all leaves
-// it. L2Flush writes its buffer, so the L2 it leaves is full of dirty lines that the next kernel
+// A cold *and clean* L2 before a counter pass: none of the case's data and no dirty lines.
+// (Nsight Compute's --cache-control all invalidates the L2, which no CUDA 13.0 call does.)
+// L2Flush writes its buffer, so the L2 it leaves is full of dirty lines that the next kernel
 // writes back to DRAM as it evicts them (counted as that kernel's DRAM writes: +24 MB for a
 // 9 MB kernel on the H200). This reads a buffer four times the L2's size that nothing writes, so
 // the write-backs happen here and the L2 ends holding clean lines only. (Small kernels still
-// count 3-8% more DRAM writes than ncu with twice or four times the L2: docs/counters-notes.md.)
+// count 2-8% more DRAM writes than ncu with twice or four times the L2, and as much with the L2
+// discarded after the read or the last output's lines dropped: docs/counters-notes.md.)
 #pragma once
 
 #include <cuda_runtime_api.h>
