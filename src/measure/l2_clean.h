@@ -1,5 +1,5 @@
 // A cold *and clean* L2 before a counter pass: none of the case's data and no dirty lines.
-// (Nsight Compute's --cache-control all invalidates the L2, which no CUDA 13.0 call does.)
+// (Nsight Compute's --cache-control all invalidates the L2; we know of no CUDA 13.0 call that can.)
 // L2Flush writes its buffer, so the L2 it leaves is full of dirty lines that the next kernel
 // writes back to DRAM as it evicts them (counted as that kernel's DRAM writes: +24 MB for a
 // 9 MB kernel on the H200). This reads a buffer four times the L2's size that nothing writes, so
