@@ -210,8 +210,8 @@ std::string CounterSession::description() const {
 CounterSource CounterSession::source() const {
   CounterSource s;
   s.api = fmt::format(
-      "CUPTI range profiler (auto range, user replay, the L2 cleaned before each pass unless --hot), "
-      "API {}",
+      "CUPTI range profiler (auto range, user replay, the L2 cleaned before each pass unless "
+      "--hot), API {}",
       version_);
   s.chip = chip_;
   s.passes = passes_;
