@@ -54,6 +54,11 @@ def agrees(name, ours, theirs):
     return ".pct" in name and abs(ours - theirs) <= POINT_TOLERANCE
 
 
+def case_label(case):
+    p = case["problem"]
+    return f"{case['backend']} S{p['seq_q']} D{p['head_dim']}"
+
+
 def fused_rows(out):
     lines = ["| case | metric | sdpa-prof | ncu | diff | agrees |", "|---|---|---|---|---|---|"]
     failures = 0
@@ -67,7 +72,7 @@ def fused_rows(out):
             if not fused:
                 continue
             p = case["problem"]
-            label = f"{case['backend']} S{p['seq_q']} D{p['head_dim']}"
+            label = case_label(case)
             csv_path = os.path.join(out, f"ncu_{case['backend']}_{p['seq_q']}.csv")
             if not os.path.exists(csv_path):
                 lines.append(f"| {label} | (no ncu result: {os.path.basename(csv_path)}) | | | | NO |")
@@ -146,7 +151,7 @@ def timing_rows(out):
             if not c.get("timing") or not other:
                 continue
             x, y = c["timing"], other["timing"]
-            lines.append(f"| {c['backend']} S{c['problem']['seq_q']} D{c['problem']['head_dim']} | {x['median_ms']:.4f} | "
+            lines.append(f"| {case_label(c)} | {x['median_ms']:.4f} | "
                          f"{y['median_ms']:.4f} | {100 * (x['median_ms'] / y['median_ms'] - 1):+.2f}% | "
                          f"{100 * (x['relative_spread'] + y['relative_spread']):.2f}% | {clock_columns(x, y)} |")
     return lines
