@@ -13,34 +13,49 @@ ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 shape="--batch 8 --heads 16 --dtype bf16 --causal"
 brief="--timeout 4"  # seconds of sampling per case at most: the whole check fits one short call
 
+# Without counters before and after the counter runs: the drift between the two is the noise of
+# processes run minutes apart.
+without() {  # suffix
+  $tool --backend naive-inplace,math,efficient,flash,cudnn $shape $brief --seq 1024 --head-dim 64 --no-counters \
+    --json "$out/n1$1.json" >/dev/null 2>"$out/n1$1.progress"; echo "rc=$?"
+  $tool --backend flash,cudnn $shape $brief --seq 4096 --head-dim 128 --no-counters --json "$out/n2$1.json" \
+    >/dev/null 2>"$out/n2$1.progress"; echo "rc=$?"
+}
+echo "== without counters (timing medians)"
+without ""
 echo "== counter pass, S1024 D64 and S4096 D128"
 $tool --backend naive-inplace,math,efficient,flash,cudnn $shape $brief --seq 1024 --head-dim 64 --json "$out/c1.json" \
   --kernels >"$out/c1.txt" 2>"$out/c1.progress"; echo "rc=$?"
 $tool --backend flash,cudnn $shape $brief --seq 4096 --head-dim 128 --json "$out/c2.json" --kernels \
   >"$out/c2.txt" 2>"$out/c2.progress"; echo "rc=$?"
 grep -E "^counters|^profile" "$out/c1.progress"
-echo "== the same without counters (timing medians)"
-$tool --backend naive-inplace,math,efficient,flash,cudnn $shape $brief --seq 1024 --head-dim 64 --no-counters \
-  --json "$out/n1.json" >/dev/null 2>"$out/n1.progress"; echo "rc=$?"
-$tool --backend flash,cudnn $shape $brief --seq 4096 --head-dim 128 --no-counters --json "$out/n2.json" \
-  >/dev/null 2>"$out/n2.progress"; echo "rc=$?"
+echo "== without counters again"
+without -after
 
 echo "== Nsight Compute, one launch of each fused kernel, same metrics"
 metrics=$(python3 "$here/counters_compare.py" --metrics "$out/c1.json")
 echo "metrics: $metrics"
 quick="--no-counters --no-profile --min-samples 1 --min-time 0 --warmup 1"
-run_ncu() {  # backend seq head_dim kernel-regex
-  "$ncu" --clock-control none --cache-control all -k "regex:$4" -c 1 --metrics "$metrics" --csv --print-units base \
-    $tool --backend "$1" $shape --seq "$2" --head-dim "$3" $quick >"$out/ncu_$1_$2.csv" 2>"$out/ncu_$1_$2.log"
-  echo "ncu $1 S$2: rc=$?"
+run_ncu() {  # backend seq head_dim kernel-regex [replay mode]
+  local replay=${5:-kernel} name=ncu_$1_$2
+  [ "$replay" = kernel ] || name=ncu-app_$1_$2
+  timeout 120 "$ncu" --clock-control none --cache-control all --replay-mode "$replay" -k "regex:$4" -c 1 \
+    --metrics "$metrics" --csv --print-units base \
+    $tool --backend "$1" $shape --seq "$2" --head-dim "$3" $quick >"$out/$name.csv" 2>"$out/$name.log"
+  echo "ncu $1 S$2 ($replay replay): rc=$?"
 }
 run_ncu efficient 1024 64 efficient_fwd
 run_ncu flash 1024 64 flash_fwd
 run_ncu cudnn 1024 64 cudnn
 run_ncu flash 4096 128 flash_fwd
 run_ncu cudnn 4096 128 cudnn
+if [ "${APP_REPLAY:-1}" = 1 ]; then
+  run_ncu efficient 1024 64 efficient_fwd application
+  run_ncu flash 1024 64 flash_fwd application
+  run_ncu cudnn 1024 64 cudnn application
+fi
 grep -h -A8 "^  counters:" "$out/c1.txt" "$out/c2.txt" | cut -c1-160 | head -70
 grep -h -E "dram-bound|tensor-idle|achieved-occupancy|DRAM-bound|tensor pipes|achieved occupancy far" "$out/c1.txt" "$out/c2.txt" | head -12
 python3 "$here/counters_compare.py" --out "$out" >"$out/side_by_side.md"
-(cd "$out" && tar czf logs.tar.gz ncu_*.csv ncu_*.log c1.txt c2.txt ./*.progress && rm -f ncu_*.csv ncu_*.log c1.txt c2.txt ./*.progress)
+(cd "$out" && tar czf logs.tar.gz ncu*.csv ncu*.log c1.txt c2.txt ./*.progress && rm -f ncu*.csv ncu*.log c1.txt c2.txt ./*.progress)
 cat "$out/side_by_side.md"

@@ -2,9 +2,11 @@
 """The counter pass against Nsight Compute: side-by-side tables from scripts/counters_check.sh.
 
 --metrics FILE: the metric names a result's counter pass collected, comma-separated (for ncu).
---out DIR: reads c1.json, c2.json (counters), n1.json, n2.json (no counters) and ncu_*.csv there,
-prints Markdown: fused kernels against ncu, naive-inplace's DRAM bytes against its own count, and
-the timing medians with and without the counter pass.
+--out DIR: reads c1.json, c2.json (counters), n1.json, n2.json (no counters, before them),
+n1-after.json, n2-after.json (no counters, after them; optional), ncu_*.csv (kernel replay) and
+ncu-app_*.csv (application replay; optional) there, prints Markdown: fused kernels against ncu,
+naive-inplace's DRAM bytes against its own count, and the timing medians with and without the
+counter pass.
 """
 import argparse
 import csv
@@ -59,7 +61,9 @@ def case_label(case):
     return f"{case['backend']} S{p['seq_q']} D{p['head_dim']}"
 
 
-def fused_rows(out):
+def fused_rows(out, prefix="ncu_", every_case=True):
+    """Side-by-side rows and the number of required metrics outside tolerance. every_case: a fused
+    case without an ncu file is a failure (else it is left out)."""
     lines = ["| case | metric | sdpa-prof | ncu | diff | agrees |", "|---|---|---|---|---|---|"]
     failures = 0
     for name in ("c1.json", "c2.json"):
@@ -73,8 +77,10 @@ def fused_rows(out):
                 continue
             p = case["problem"]
             label = case_label(case)
-            csv_path = os.path.join(out, f"ncu_{case['backend']}_{p['seq_q']}.csv")
+            csv_path = os.path.join(out, f"{prefix}{case['backend']}_{p['seq_q']}.csv")
             if not os.path.exists(csv_path):
+                if not every_case:
+                    continue
                 lines.append(f"| {label} | (no ncu result: {os.path.basename(csv_path)}) | | | | NO |")
                 failures += 1
                 continue
@@ -137,23 +143,40 @@ def clock_columns(x, y):
     return f"{x['sm_clock_mhz']:.0f} / {y['sm_clock_mhz']:.0f} | {change:+.2f}%"
 
 
+def timing_by_case(path):
+    if not os.path.exists(path):
+        return {}
+    return {(c["backend"], c["problem"]["seq_q"]): c["timing"] for c in load(path)["cases"] if c.get("timing")}
+
+
 def timing_rows(out):
-    lines = ["| case | median ms, counters on | median ms, --no-counters | change | noise (both) "
+    """Counters on against the --no-counters runs before and, if there, after it: the change is
+    against their mean, and the noise is both runs' spreads plus the drift between the two
+    runs without counters (processes minutes apart differ by that much with nothing changed)."""
+    lines = ["| case | median ms, counters on | --no-counters before / after | change | noise "
              "| SM MHz, on / off | change at the same clock |",
              "|---|---|---|---|---|---|---|"]
-    for with_name, without_name in (("c1.json", "n1.json"), ("c2.json", "n2.json")):
-        a, b = os.path.join(out, with_name), os.path.join(out, without_name)
-        if not (os.path.exists(a) and os.path.exists(b)):
+    for with_name, without_name in (("c1.json", "n1"), ("c2.json", "n2")):
+        on = os.path.join(out, with_name)
+        before = timing_by_case(os.path.join(out, f"{without_name}.json"))
+        after = timing_by_case(os.path.join(out, f"{without_name}-after.json"))
+        if not (os.path.exists(on) and before):
             continue
-        off = {(c["backend"], c["problem"]["seq_q"]): c for c in load(b)["cases"] if c.get("timing")}
-        for c in load(a)["cases"]:
-            other = off.get((c["backend"], c["problem"]["seq_q"]))
-            if not c.get("timing") or not other:
+        for c in load(on)["cases"]:
+            key = (c["backend"], c["problem"]["seq_q"])
+            y = before.get(key)
+            if not c.get("timing") or not y:
                 continue
-            x, y = c["timing"], other["timing"]
-            lines.append(f"| {case_label(c)} | {x['median_ms']:.4f} | "
-                         f"{y['median_ms']:.4f} | {100 * (x['median_ms'] / y['median_ms'] - 1):+.2f}% | "
-                         f"{100 * (x['relative_spread'] + y['relative_spread']):.2f}% | {clock_columns(x, y)} |")
+            x, z = c["timing"], after.get(key)
+            off_ms = y["median_ms"] if z is None else (y["median_ms"] + z["median_ms"]) / 2
+            noise = x["relative_spread"] + y["relative_spread"]
+            offs = f"{y['median_ms']:.4f}"
+            if z is not None:
+                noise += abs(z["median_ms"] / y["median_ms"] - 1)
+                offs += f" / {z['median_ms']:.4f}"
+            lines.append(f"| {case_label(c)} | {x['median_ms']:.4f} | {offs} | "
+                         f"{100 * (x['median_ms'] / off_ms - 1):+.2f}% | {100 * noise:.2f}% | "
+                         f"{clock_columns(x, y)} |")
     return lines
 
 
@@ -167,6 +190,11 @@ def main():
         return 0
     fused, failures = fused_rows(args.out)
     print("\n".join(["## Fused kernels: sdpa-prof's counter pass against ncu", ""] + fused + [""]))
+    app, _ = fused_rows(args.out, prefix="ncu-app_", every_case=False)
+    if len(app) > 2:
+        print("\n".join(["## The same against ncu --replay-mode application (the whole program run once "
+                         "per pass, as our user replay runs the whole forward; no save and restore)", ""]
+                        + app + [""]))
     print("\n".join(["## naive-inplace", ""] + naive_rows(args.out) + [""]))
     print("\n".join(["## Timing with and without the counter pass", ""] + timing_rows(args.out)))
     print(f"\nrequired metrics outside tolerance: {failures}")

@@ -1,6 +1,6 @@
 // The counter pass of one case: the forward under the range profiler, once per pass, after the
-// activity pass (whose launch order names the ranges) and before the timing pass. Never fails the
-// case: what went wrong lands in profile.counters_skipped.
+// activity pass (whose launch order names the ranges) and after the timing pass (which it must
+// not disturb). Never fails the case: what went wrong lands in profile.counters_skipped.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -101,6 +101,11 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
   if (profiler != nullptr)
     r.profile = profile_forwards(*profiler, forward, stream, range_prefix(r.backend, p), kProfileForwards, device,
                                  records);
+  r.timing = time_forward(forward, stream, timing, device);
+  r.host->per_call_us = host_us_per_call(forward, stream, kHostCostCalls);
+  r.host->calls = kHostCostCalls;
+  // The counter pass after the timing pass: its replays (and the power they draw under the
+  // 700 W cap) cannot shift the clock the case's own samples ran at.
   if (r.profile && counters != nullptr) {
     // Each pass starts with a cold L2 (unless the samples run hot), and a clean one: what is
     // counted is what the forward's own kernels move. The cleaner (a buffer of 4 L2s and a
@@ -112,9 +117,6 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
     count_forward(*counters, *r.profile, forward, before_pass, stream, p, device.sm_count,
                   entry.kernel_dram_bytes != nullptr ? std::optional(entry.kernel_dram_bytes(p)) : std::nullopt);
   }
-  r.timing = time_forward(forward, stream, timing, device);
-  r.host->per_call_us = host_us_per_call(forward, stream, kHostCostCalls);
-  r.host->calls = kHostCostCalls;
   r.status = CaseStatus::ok;
   return r;
 }
