@@ -37,8 +37,8 @@ struct Flash3FwdTraits {
 
   static constexpr int kQBytes = kBlockM * kHeadDim * 2;     // Q, and O staged for its store
   static constexpr int kTileBytes = kBlockN * kHeadDim * 2;  // one K or V stage
-  // Q full and empty, 4 a stage, and the slot that passes the next tile to the consumers.
-  static constexpr int kBarrierBytes = 8 * (3 + 4 * kStages);
+  // Q full and empty, and 4 a stage.
+  static constexpr int kBarrierBytes = 8 * (2 + 4 * kStages);
   // 1024 bytes of slack: the swizzle atoms must start 1024-aligned.
   static constexpr int kSmemBytes = 1024 + 2 * kQBytes + 2 * kStages * kTileBytes + kBarrierBytes;
 

@@ -20,11 +20,6 @@ __device__ __forceinline__ uint32_t shared_address(const void* p) {
 __device__ __forceinline__ void store_shared_u32(uint32_t addr, uint32_t value) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(value) : "memory");
 }
-__device__ __forceinline__ uint32_t load_shared_u32(uint32_t addr) {
-  uint32_t value;
-  asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(value) : "r"(addr) : "memory");
-  return value;
-}
 
 // ---- mbarrier: TMA completion (transaction bytes) and stage hand-back (arrivals).
 
