@@ -143,13 +143,12 @@ struct ConsumerRows {
 // again; two flash3 launches of one translation unit must not run at the same time.
 static __device__ unsigned int g_tiles_taken;
 static __device__ unsigned int g_ctas_done;
-// Where a persistent CTA's producer leaves the tile after the current one for its consumers
-// (two words, by tile parity), written before the current tile's first V arrives and read by
-// the consumers after their last P V, so its latency is under the epilogue. In global memory:
-// a word in shared memory, handed over on an mbarrier, is reported by compute-sanitizer's
-// racecheck, which does not follow mbarriers.
+// Where a persistent CTA's producer leaves the index of the tile whose Q it loads next, written
+// before Q's barrier arrives and read by the consumers once it has: in global memory, since a
+// shared-memory word handed over on an mbarrier is reported by compute-sanitizer's racecheck,
+// which does not follow mbarriers. The launcher keeps a persistent grid within the table.
 inline constexpr int kMaxPersistentCtas = 1024;
-static __device__ uint32_t g_next_tile[kMaxPersistentCtas][2];
+static __device__ uint32_t g_next_tile[kMaxPersistentCtas];
 
 template <typename Traits, typename T, bool kCausal>
 __global__ void __launch_bounds__(Traits::kNThreads, 1)
@@ -197,6 +196,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     int n_blocks;
   };
   const bool take_tiles = gridDim.x < n_tiles;
+  constexpr uint32_t kNoTile = 0xFFFFFFFFu;  // >= n_tiles (at most INT32_MAX)
   // 32-bit index arithmetic (the launcher keeps n_tiles under 2^31): the producer runs it with
   // the few registers it keeps.
   const auto tile_at = [&](int64_t index) {
@@ -242,7 +242,6 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
       // The ring runs on across tiles: `load` counts the key blocks loaded by this CTA.
       int load = 0;
       int tile_count = 0;
-      uint32_t next = static_cast<uint32_t>(n_tiles);
       for (int64_t i = blockIdx.x; i < n_tiles; ++tile_count) {
         const Tile tile = tile_at(i);
         for (int it = 0; it < tile.n_blocks; ++it, ++load) {
@@ -262,23 +261,22 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
           load_stage(&map_k, s_k, bar_k_empty(s), bar_k_full(s));
           // Q of the next tile once the consumers' last Q K^T of this one is done; its first K
           // goes first, so both are in flight during the last P V and the epilogue.
-          // The tile after this one is taken here, a tile ahead, and published before this
-          // tile's first V arrives (the arrival releases it).
           if (it == 0) {
             mbarrier_wait(bar_q_empty, (tile_count & 1) ^ 1);
+            if (take_tiles) g_next_tile[blockIdx.x] = static_cast<uint32_t>(i);
             mbarrier_arrive_expect_tx(bar_q, Traits::kQBytes);
 #pragma unroll
             for (int c = 0; c < kColBlocks; ++c)
               tma_load_3d(s_q + c * kQColBytes, &map_q, bar_q, c * 64, tile.m0, tile.bh_q);
-            if (take_tiles) {
-              next = gridDim.x + atomicAdd(&g_tiles_taken, 1u);
-              g_next_tile[blockIdx.x][(tile_count + 1) & 1] = next;
-            }
           }
           load_stage(&map_v, s_v, bar_v_empty(s), bar_v_full(s));
         }
-        i = next;
+        i = take_tiles ? gridDim.x + atomicAdd(&g_tiles_taken, 1u) : n_tiles;
       }
+      // The consumers wait for one more Q: there is none.
+      mbarrier_wait(bar_q_empty, (tile_count & 1) ^ 1);
+      if (take_tiles) g_next_tile[blockIdx.x] = kNoTile;
+      mbarrier_arrive(bar_q);
       if (take_tiles) {
         __threadfence();  // this CTA's last atomicAdd on the tile counter lands first
         if (atomicAdd(&g_ctas_done, 1u) == gridDim.x - 1) {
@@ -299,9 +297,13 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   const int t = lane % 4;  // accumulator column pair
   // `used` counts the key blocks this CTA consumed in earlier tiles: the ring's position.
   int used = 0;
-  int64_t i = blockIdx.x;
-  for (int tile_count = 0; i < n_tiles; ++tile_count) {
+  for (int tile_count = 0;; ++tile_count) {
     mbarrier_wait(bar_q, tile_count & 1);
+    // Without taking tiles, a CTA runs the one tile of its index.
+    const int64_t i =
+        take_tiles ? *static_cast<volatile uint32_t*>(&g_next_tile[blockIdx.x])
+                   : (tile_count == 0 ? static_cast<int64_t>(blockIdx.x) : n_tiles);
+    if (i >= n_tiles) break;
     const Tile tile = tile_at(i);
     const int n_blocks = tile.n_blocks;
     Rows rows{.q_wg = s_q + cw * Traits::kWGRows * 128,
@@ -419,12 +421,6 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
       release_v(last);
     }
 
-    // Every V of this tile has arrived, so the producer's word for the next tile is written.
-    const int64_t next =
-        take_tiles
-            ? *static_cast<volatile uint32_t*>(&g_next_tile[blockIdx.x][(tile_count + 1) & 1])
-            : n_tiles;
-
     // Epilogue: normalise, stage the warpgroup's rows in its rows of the O tile (once the last
     // tile's store has read them) in the swizzled layout of the O map, then one TMA store per
     // column block; rows past seq_q fall outside the map and are not written.
@@ -460,7 +456,6 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
       tma_store_commit();
     }
     used += n_blocks;
-    i = next;
   }
   if (tw == 0) tma_store_wait_read();  // the staging rows stay valid until the store has read them
 #else
