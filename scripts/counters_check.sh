@@ -13,24 +13,25 @@ ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 shape="--batch 8 --heads 16 --dtype bf16 --causal"
 brief="--timeout 4"  # seconds of sampling per case at most: the whole check fits one short call
 
-# Without counters before and after the counter runs: the drift between the two is the noise of
+# Both shapes, as tag 1 and tag 2 (c: counters, with --kernels tables; n: --no-counters). The runs
+# without counters come before and after those with: the drift between the two is the noise of
 # processes run minutes apart.
-without() {  # suffix
-  $tool --backend naive-inplace,math,efficient,flash,cudnn $shape $brief --seq 1024 --head-dim 64 --no-counters \
-    --json "$out/n1$1.json" >/dev/null 2>"$out/n1$1.progress"; echo "rc=$?"
-  $tool --backend flash,cudnn $shape $brief --seq 4096 --head-dim 128 --no-counters --json "$out/n2$1.json" \
-    >/dev/null 2>"$out/n2$1.progress"; echo "rc=$?"
+both_shapes() {  # tag suffix flags...
+  local tag=$1 suffix=$2 text1=/dev/null text2=/dev/null
+  shift 2
+  [ "$tag" = c ] && text1="$out/c1.txt" text2="$out/c2.txt"
+  $tool --backend naive-inplace,math,efficient,flash,cudnn $shape $brief --seq 1024 --head-dim 64 "$@" \
+    --json "$out/${tag}1$suffix.json" >"$text1" 2>"$out/${tag}1$suffix.progress"; echo "rc=$?"
+  $tool --backend flash,cudnn $shape $brief --seq 4096 --head-dim 128 "$@" \
+    --json "$out/${tag}2$suffix.json" >"$text2" 2>"$out/${tag}2$suffix.progress"; echo "rc=$?"
 }
 echo "== without counters (timing medians)"
-without ""
+both_shapes n "" --no-counters
 echo "== counter pass, S1024 D64 and S4096 D128"
-$tool --backend naive-inplace,math,efficient,flash,cudnn $shape $brief --seq 1024 --head-dim 64 --json "$out/c1.json" \
-  --kernels >"$out/c1.txt" 2>"$out/c1.progress"; echo "rc=$?"
-$tool --backend flash,cudnn $shape $brief --seq 4096 --head-dim 128 --json "$out/c2.json" --kernels \
-  >"$out/c2.txt" 2>"$out/c2.progress"; echo "rc=$?"
+both_shapes c "" --kernels
 grep -E "^counters|^profile" "$out/c1.progress"
 echo "== without counters again"
-without -after
+both_shapes n -after --no-counters
 
 echo "== Nsight Compute, one launch of each fused kernel, same metrics"
 metrics=$(python3 "$here/counters_compare.py" --metrics "$out/c1.json")
