@@ -3,7 +3,7 @@
 // each CTA taking the next one of a global counter when it is done with the last. Warpgroup 0
 // is the producer: one thread issues TMA loads of Q per tile and of K and V tiles into a ring
 // of kStages shared-memory stages (full barriers count the bytes landed, empty barriers count
-// the consumer warps done with a K, a V or the Q tile). Each consumer warpgroup
+// the consumer threads done with a K, a V or the Q tile). Each consumer warpgroup
 // owns 64 query rows: S = Q K^T with wgmma (both operands from shared memory), the online softmax
 // on the fp32 accumulators in registers, P converted in registers into the A operand of
 // O += P V (V read transposed from shared memory), then O normalised, staged in the warpgroup's
@@ -58,25 +58,25 @@ struct ConsumerRows {
   float row_sum[2] = {0.f, 0.f};
 
   __device__ __forceinline__ void issue_qk(float (&acc_s)[kSAcc], uint32_t k_stage) const {
+    const uint64_t q_desc = smem_descriptor(q_wg, 16, 1024);
+    const uint64_t k_desc = smem_descriptor(k_stage, 16, 1024);
     wgmma_fence();
 #pragma unroll
-    for (int ks = 0; ks < D / 16; ++ks) {
-      const uint64_t a = smem_descriptor(q_wg + (ks / 4) * kQColBytes + (ks % 4) * 32, 16, 1024);
-      const uint64_t b =
-          smem_descriptor(k_stage + (ks / 4) * kKVColBytes + (ks % 4) * 32, 16, 1024);
-      wgmma_ss_n128<T>(acc_s, a, b, ks > 0 ? 1 : 0);
-    }
+    for (int ks = 0; ks < D / 16; ++ks)
+      wgmma_ss_n128<T>(acc_s, descriptor_at(q_desc, (ks / 4) * kQColBytes + (ks % 4) * 32),
+                       descriptor_at(k_desc, (ks / 4) * kKVColBytes + (ks % 4) * 32),
+                       ks > 0 ? 1 : 0);
     wgmma_commit();
   }
 
   __device__ __forceinline__ void issue_pv(float (&acc_o)[kOAcc],
                                            const uint32_t (&p_frag)[kBlockN / 16][4],
                                            uint32_t v_stage) const {
+    const uint64_t v_desc = smem_descriptor(v_stage, kKVColBytes, 1024);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < kBlockN / 16; ++kk)
-      wgmma_rs<T, D>(acc_o, p_frag[kk], smem_descriptor(v_stage + kk * 16 * 128, kKVColBytes, 1024),
-                     1);
+      wgmma_rs<T, D>(acc_o, p_frag[kk], descriptor_at(v_desc, kk * 16 * 128), 1);
     wgmma_commit();
   }
 
@@ -221,14 +221,14 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   const int tid = static_cast<int>(threadIdx.x);
   const int wg = tid / 128;
   if (tid == 0) {
-    constexpr int kConsumerWarps = Traits::kConsumerWGs * 4;  // one arrival each on an empty
+    constexpr int kConsumers = Traits::kConsumerWGs * 128;  // one arrival each on an empty
     mbarrier_init(bar_q, 1);
-    mbarrier_init(bar_q_empty, kConsumerWarps);
+    mbarrier_init(bar_q_empty, kConsumers);
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(bar_k_full(s), 1);
       mbarrier_init(bar_v_full(s), 1);
-      mbarrier_init(bar_k_empty(s), kConsumerWarps);
-      mbarrier_init(bar_v_empty(s), kConsumerWarps);
+      mbarrier_init(bar_k_empty(s), kConsumers);
+      mbarrier_init(bar_v_empty(s), kConsumers);
     }
     mbarrier_init_fence();
   }
@@ -251,7 +251,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
           // Once stage s of K (or V) is free: its bytes announced, then one copy per column block.
           const auto load_stage = [&](const CUtensorMap* map, uint32_t ring, uint32_t empty,
                                       uint32_t full) {
-            mbarrier_wait(empty, free_parity);
+            mbarrier_wait_idle(empty, free_parity);
             mbarrier_arrive_expect_tx(full, Traits::kTileBytes);
 #pragma unroll
             for (int c = 0; c < kColBlocks; ++c)
@@ -262,7 +262,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
           // Q of the next tile once the consumers' last Q K^T of this one is done; its first K
           // goes first, so both are in flight during the last P V and the epilogue.
           if (it == 0) {
-            mbarrier_wait(bar_q_empty, (tile_count & 1) ^ 1);
+            mbarrier_wait_idle(bar_q_empty, (tile_count & 1) ^ 1);
             if (take_tiles) g_next_tile[blockIdx.x] = static_cast<uint32_t>(i);
             mbarrier_arrive_expect_tx(bar_q, Traits::kQBytes);
 #pragma unroll
@@ -274,7 +274,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
         i = take_tiles ? gridDim.x + atomicAdd(&g_tiles_taken, 1u) : n_tiles;
       }
       // The consumers wait for one more Q: there is none.
-      mbarrier_wait(bar_q_empty, (tile_count & 1) ^ 1);
+      mbarrier_wait_idle(bar_q_empty, (tile_count & 1) ^ 1);
       if (take_tiles) g_next_tile[blockIdx.x] = kNoTile;
       mbarrier_arrive(bar_q);
       if (take_tiles) {
@@ -289,19 +289,21 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   }
 
   raise_registers<Traits::kConsumerRegs>();
-  const int cw = wg - 1;  // consumer warpgroup
+  // The consumer warpgroup, and below the tile, warp-uniform: the descriptors and stage
+  // addresses made from them stay in uniform registers.
+  const int cw = static_cast<int>(warp_uniform(static_cast<uint32_t>(wg))) - 1;
   const int tw = tid % 128;
   const int warp = tw / 32;
   const int lane = tid % 32;
   const int g = lane / 4;  // accumulator row within the warp's 16 (and g + 8)
   const int t = lane % 4;  // accumulator column pair
   // `used` counts the key blocks this CTA consumed in earlier tiles: the ring's position.
-  int used = 0;
+  uint32_t used = 0;
   for (int tile_count = 0;; ++tile_count) {
     mbarrier_wait(bar_q, tile_count & 1);
     // Without taking tiles, a CTA runs the one tile of its index.
     const int64_t i =
-        take_tiles ? *static_cast<volatile uint32_t*>(&g_next_tile[blockIdx.x])
+        take_tiles ? warp_uniform(*static_cast<volatile uint32_t*>(&g_next_tile[blockIdx.x]))
                    : (tile_count == 0 ? static_cast<int64_t>(blockIdx.x) : n_tiles);
     if (i >= n_tiles) break;
     const Tile tile = tile_at(i);
@@ -319,17 +321,16 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     float acc_s[Rows::kSAcc];
     uint32_t p_frag[kBlockN / 16][4];
     float alpha[2];
-    const auto stage_of = [&](int it) { return (used + it) % kStages; };
+    const auto stage_of = [&](int it) {
+      return static_cast<int>((used + static_cast<uint32_t>(it)) % kStages);
+    };
     const auto parity_of = [&](int it) {
-      return static_cast<uint32_t>(((used + it) / kStages) & 1);
+      return ((used + static_cast<uint32_t>(it)) / kStages) & 1;
     };
     const auto block_start = [&](int it) { return (n_blocks - 1 - it) * kBlockN; };
-    // Every consumer warp hands a K or V stage back once its MMAs on it are complete, and Q
+    // Every consumer thread hands a K or V stage back once its MMAs on it are complete, and Q
     // after the tile's last Q K^T (the last key block, it == n_blocks - 1).
-    const auto hand_back = [&](uint32_t bar) {
-      __syncwarp();
-      if (lane == 0) mbarrier_arrive(bar);
-    };
+    const auto hand_back = [&](uint32_t bar) { mbarrier_arrive(bar); };
     const auto release_k = [&](int it) {
       hand_back(bar_k_empty(stage_of(it)));
       if (it == n_blocks - 1) hand_back(bar_q_empty);
@@ -455,7 +456,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
                      tile.bh_q);
       tma_store_commit();
     }
-    used += n_blocks;
+    used += static_cast<uint32_t>(n_blocks);
   }
   if (tw == 0) tma_store_wait_read();  // the staging rows stay valid until the store has read them
 #else

@@ -51,6 +51,27 @@ __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
   } while (done == 0);
 }
 
+// The same for a thread with nothing else to do (the producer): each try may suspend it for up to
+// kSuspendNs, or until the phase completes, instead of the short limit of a plain try_wait, so
+// its spinning does not take issue slots from the consumer warps of its scheduler.
+__device__ __forceinline__ void mbarrier_wait_idle(uint32_t bar, uint32_t parity) {
+  constexpr uint32_t kSuspendNs = 100000;
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity), "n"(kSuspendNs)
+        : "memory");
+  } while (done == 0);
+}
+
+// A value the compiler does not know to be the same in every lane (derived from threadIdx or
+// loaded), made warp-uniform for it: what is computed from it then lives in uniform registers,
+// and a wgmma descriptor built from it needs no move into them before each MMA.
+__device__ __forceinline__ uint32_t warp_uniform(uint32_t x) { return __reduce_min_sync(~0u, x); }
+
 // ---- TMA (cp.async.bulk.tensor) on 3-D maps {d, row, batch*head}.
 
 __device__ __forceinline__ void tma_load_3d(uint32_t dst, const CUtensorMap* map, uint32_t bar,
@@ -113,6 +134,12 @@ __device__ __forceinline__ uint64_t smem_descriptor(uint32_t addr, uint32_t lead
   return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) |
          (static_cast<uint64_t>((leading & 0x3FFFF) >> 4) << 16) |
          (static_cast<uint64_t>((stride & 0x3FFFF) >> 4) << 32) | (uint64_t{1} << 62);
+}
+
+// The descriptor of the operand `bytes` further on: the start address is the low 14 bits (in
+// 16-byte units), and shared-memory addresses below 256 KB never carry out of them.
+__device__ __forceinline__ uint64_t descriptor_at(uint64_t base, uint32_t bytes) {
+  return base + (bytes >> 4);
 }
 
 __device__ __forceinline__ void wgmma_fence() {

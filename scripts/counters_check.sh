@@ -13,7 +13,8 @@ ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 shape="--batch 8 --heads 16 --dtype bf16 --causal"
 brief="--timeout 4"  # seconds of sampling per case at most: the whole check fits one short call
 
-# Both shapes, as tag 1 and tag 2 (c: counters, with --kernels tables; n: --no-counters). The runs
+# Both shapes, as tag 1 and tag 2 (c: counters, with --kernels tables; a: counters, no tables;
+# n: --no-counters). The runs
 # without counters come before and after those with: the drift between the two is the noise of
 # processes run minutes apart.
 both_shapes() {  # tag suffix flags...
@@ -25,6 +26,20 @@ both_shapes() {  # tag suffix flags...
   $tool --backend flash,cudnn $shape $brief --seq 4096 --head-dim 128 "$@" \
     --json "$out/${tag}2$suffix.json" >"$text2" 2>"$out/${tag}2$suffix.progress"; echo "rc=$?"
 }
+if [ "${ALTERNATE:-0}" -gt 0 ]; then
+  # Only the timing criterion: ALTERNATE rounds of a run without and a run with the counter
+  # pass, then one more without, so each "with" run sits between two "without" runs.
+  for round in $(seq 1 "$ALTERNATE"); do
+    echo "== round $round: without, with counters"
+    both_shapes n "-r$round" --no-counters
+    both_shapes a "-r$round"
+  done
+  both_shapes n "-r$((ALTERNATE + 1))" --no-counters
+  python3 "$here/counters_compare.py" --alternating "$out" >"$out/alternating.md"
+  (cd "$out" && rm -f ./*.progress)
+  cat "$out/alternating.md"
+  exit 0
+fi
 echo "== without counters (timing medians)"
 both_shapes n "" --no-counters
 echo "== counter pass, S1024 D64 and S4096 D128"

@@ -7,6 +7,8 @@ n1-after.json, n2-after.json (no counters, after them; optional), ncu_*.csv (ker
 ncu-app_*.csv (application replay; optional) there, prints Markdown: fused kernels against ncu,
 naive-inplace's DRAM bytes against its own count, and the timing medians with and without the
 counter pass.
+--alternating DIR: the runs of ALTERNATE=K (rounds of a run without and one with the counter pass,
+a*-rK.json and n*-rK.json): the medians with against the spread of the runs without.
 """
 import argparse
 import csv
@@ -180,11 +182,49 @@ def timing_rows(out):
     return lines
 
 
+def alternating_rows(out):
+    """ALTERNATE=K runs: K rounds of a run without (n*-rK.json) and one with the counter pass
+    (a*-rK.json), then one more without. Per case, the mean of the runs with against the mean of
+    the runs without, beside the spread of the runs without between processes (max - min over
+    their mean): the counter pass changes nothing when the first lies inside the second."""
+    def runs(tag, shape):
+        found = sorted(glob.glob(os.path.join(out, f"{tag}{shape}-r*.json")),
+                       key=lambda p: int(p.rsplit("-r", 1)[1].split(".")[0]))
+        return [timing_by_case(p) for p in found]
+    lines = ["| case | medians with counters, ms | medians without, ms | with / without | "
+             "spread without | inside |", "|---|---|---|---|---|---|"]
+    outside = 0
+    for shape in ("1", "2"):
+        on, off = runs("a", shape), runs("n", shape)
+        if not on or not off:
+            continue
+        for key in on[0]:
+            xs = [r[key]["median_ms"] for r in on if key in r]
+            ys = [r[key]["median_ms"] for r in off if key in r]
+            if not xs or len(ys) < 2:
+                continue
+            mean_on, mean_off = sum(xs) / len(xs), sum(ys) / len(ys)
+            change = mean_on / mean_off - 1
+            spread = (max(ys) - min(ys)) / mean_off
+            inside = abs(change) <= spread
+            outside += not inside
+            lines.append(f"| {key[0]} S{key[1]} | {' '.join(f'{x:.4f}' for x in xs)} | "
+                         f"{' '.join(f'{y:.4f}' for y in ys)} | {100 * change:+.2f}% | "
+                         f"{100 * spread:.2f}% | {'yes' if inside else 'NO'} |")
+    return lines, outside
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--metrics", help="a result JSON: print its counter metric names, comma-separated")
     ap.add_argument("--out", help="the folder counters_check.sh wrote")
+    ap.add_argument("--alternating", help="the folder of an ALTERNATE=K counters_check.sh run")
     args = ap.parse_args()
+    if args.alternating:
+        rows, outside = alternating_rows(args.alternating)
+        print("\n".join(["## Timing with and without the counter pass, alternating runs", ""] + rows))
+        print(f"\ncases outside the spread between runs without counters: {outside}")
+        return 0
     if args.metrics:
         print(",".join(metric_names(load(args.metrics))))
         return 0

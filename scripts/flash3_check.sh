@@ -2,9 +2,10 @@
 # One call on the H200 for the flash3 kernel: a quick check of every schedule (a wrong or
 # hanging kernel fails here in seconds), the fused GPU tests, the hopper-bench preset with every
 # schedule beside the preset's own cases, compute-sanitizer on small odd shapes (SANITIZE=1),
-# the long shape of issue 14, and the SASS of the kernels (SASS=1); BENCH=0 leaves out the
-# bench. The sanitizer's batch of 34 makes more tiles than the H200 has SMs, so persistent CTAs
-# reuse the ring and Q across tiles.
+# the long shape of issue 14 (LONG=0 leaves it out), the SASS of the kernels (SASS=1), and Nsight
+# Compute's view of flash3 and cuDNN at one shape (PROFILE=1); BENCH=0 leaves out the bench.
+# The sanitizer's batch of 34 makes more tiles than the H200 has SMs, so persistent CTAs reuse
+# the ring and Q across tiles.
 # Build here and carry build/src/sdpa-prof and build/tests/sdpa_gpu_tests. Results land in
 # $OUT; short tables last.
 set -uo pipefail
@@ -51,7 +52,27 @@ if [ "${SANITIZE:-0}" = 1 ]; then
   done
 fi
 
-echo "== long (B4 H32 S16384 D128 causal)"
-timeout "${LONG_TIMEOUT:-300}" $tool --config configs/hopper-bench.json --backend "${LONG_BACKENDS:-flash,flash3,flash3:all,cudnn}" \
-  --batch 4 --heads 32 --seq 16384 --head-dim 128 --causal --json "$out/long.json" "${bench[@]}" >"$out/long.txt" 2>&1
+if [ "${PROFILE:-0}" = 1 ]; then
+  # Nsight Compute's pipe use, warp stalls, instruction mix and per-instruction (SASS) samples
+  # of flash3 and cuDNN at one shape (PROFILE_ARGS), for what limits the kernel.
+  ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  for pair in "flash3 flash3_fwd" "cudnn cudnn"; do
+    set -- $pair
+    timeout 180 "$ncu" --clock-control none --cache-control all -k "regex:$2" -c 1 \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats \
+      --section InstructionStats --section SchedulerStats --section SourceCounters --section Occupancy \
+      -o "$out/prof_$1" $tool --backend "$1" ${PROFILE_ARGS:---batch 8 --heads 16 --seq 4096 --head-dim 64 --causal} \
+      --dtype bf16 "${quick[@]}" --no-counters >"$out/prof_$1.log" 2>&1
+    echo "ncu $1: rc=$?"
+    "$ncu" -i "$out/prof_$1.ncu-rep" --page details --print-details all >"$out/details_$1.txt" 2>&1
+    "$ncu" -i "$out/prof_$1.ncu-rep" --page source --csv --print-source sass >"$out/sass_$1.csv" 2>&1
+    grep -E "Pipe|Issue|Stall|Warp Cycles|Executed Ipc|Eligible|Active Warps|No Eligible" "$out/details_$1.txt" | head -30
+  done
+fi
+
+if [ "${LONG:-1}" = 1 ]; then
+  echo "== long (B4 H32 S16384 D128 causal)"
+  timeout "${LONG_TIMEOUT:-300}" $tool --config configs/hopper-bench.json --backend "${LONG_BACKENDS:-flash,flash3,flash3:all,cudnn}" \
+    --batch 4 --heads 32 --seq 16384 --head-dim 128 --causal --json "$out/long.json" "${bench[@]}" >"$out/long.txt" 2>&1
+fi
 grep -h -E "^(backend|flash|cudnn)" "$out"/hopper.txt "$out/long.txt" 2>/dev/null
