@@ -186,31 +186,45 @@ def alternating_rows(out):
     """ALTERNATE=K runs: K rounds of a run without (n*-rK.json) and one with the counter pass
     (a*-rK.json), then one more without. Per case, the mean of the runs with against the mean of
     the runs without, beside the spread of the runs without between processes (max - min over
-    their mean): the counter pass changes nothing when the first lies inside the second."""
+    their mean): the counter pass changes nothing when the first lies inside the second. The
+    same at the same clock (clock-normalised medians), since a process's first case runs at the
+    clock the GPU comes to it with."""
     def runs(tag, shape):
         found = sorted(glob.glob(os.path.join(out, f"{tag}{shape}-r*.json")),
                        key=lambda p: int(p.rsplit("-r", 1)[1].split(".")[0]))
         return [timing_by_case(p) for p in found]
+
+    def change_and_spread(on, off, key, field):
+        xs = [r[key][field] for r in on if r.get(key, {}).get(field)]
+        ys = [r[key][field] for r in off if r.get(key, {}).get(field)]
+        if not xs or len(ys) < 2:
+            return None
+        mean_off = sum(ys) / len(ys)
+        return xs, ys, sum(xs) / len(xs) / mean_off - 1, (max(ys) - min(ys)) / mean_off
+
     lines = ["| case | medians with counters, ms | medians without, ms | with / without | "
-             "spread without | inside |", "|---|---|---|---|---|---|"]
+             "spread without | inside | at the same clock: change, spread | inside |",
+             "|---|---|---|---|---|---|---|---|"]
     outside = 0
     for shape in ("1", "2"):
         on, off = runs("a", shape), runs("n", shape)
         if not on or not off:
             continue
         for key in on[0]:
-            xs = [r[key]["median_ms"] for r in on if key in r]
-            ys = [r[key]["median_ms"] for r in off if key in r]
-            if not xs or len(ys) < 2:
+            plain = change_and_spread(on, off, key, "median_ms")
+            if plain is None:
                 continue
-            mean_on, mean_off = sum(xs) / len(xs), sum(ys) / len(ys)
-            change = mean_on / mean_off - 1
-            spread = (max(ys) - min(ys)) / mean_off
+            xs, ys, change, spread = plain
             inside = abs(change) <= spread
             outside += not inside
+            clock = change_and_spread(on, off, key, "clock_normalized_ms")
+            at_clock = "- | -"
+            if clock is not None:
+                at_clock = (f"{100 * clock[2]:+.2f}%, {100 * clock[3]:.2f}% | "
+                            f"{'yes' if abs(clock[2]) <= clock[3] else 'NO'}")
             lines.append(f"| {key[0]} S{key[1]} | {' '.join(f'{x:.4f}' for x in xs)} | "
                          f"{' '.join(f'{y:.4f}' for y in ys)} | {100 * change:+.2f}% | "
-                         f"{100 * spread:.2f}% | {'yes' if inside else 'NO'} |")
+                         f"{100 * spread:.2f}% | {'yes' if inside else 'NO'} | {at_clock} |")
     return lines, outside
 
 
