@@ -7,9 +7,9 @@
 // owns 64 query rows: S = Q K^T with wgmma (both operands from shared memory), the online softmax
 // on the fp32 accumulators in registers, P converted in registers into the A operand of
 // O += P V (V read transposed from shared memory), then O normalised, staged in the warpgroup's
-// rows of an O tile and written by a TMA store that clips rows past the sequence. Q is handed
-// back after the tile's last Q K^T, so the next tile's Q loads during the last P V and the
-// epilogue, and an O store is waited for only when the next one needs its staging rows.
+// rows of an O tile and written by a TMA store that clips rows past the sequence. Q has two
+// slots, so the next tile's Q loads while the consumers still work on this one, and an O store
+// is waited for only when the next one needs its staging rows.
 #pragma once
 
 #include <cuda.h>
@@ -48,7 +48,7 @@ struct ConsumerRows {
   static constexpr int kQColBytes = Traits::kBlockM * 128;
   static constexpr int kKVColBytes = kBlockN * 128;
 
-  uint32_t q_wg;  // the warpgroup's rows of the Q tile (the O staging tile follows Q)
+  uint32_t q_wg;  // the warpgroup's rows of the Q tile
   int wg_row0;
   int row0;
   int t;
@@ -90,14 +90,13 @@ struct ConsumerRows {
     bool rescale = false;
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      float mx0 = row_max[half];
-      float mx1 = -INFINITY;
+      // The row's maximum and sum as trees, not chains: fewer dependent steps for a warp to
+      // wait on between the exponentials.
+      float part[4] = {row_max[half], -INFINITY, -INFINITY, -INFINITY};
 #pragma unroll
-      for (int j = 0; j < kBlockN / 8; j += 2) {
-        mx0 = fmaxf(mx0, fmaxf(tiles[0][j][2 * half], tiles[0][j][2 * half + 1]));
-        mx1 = fmaxf(mx1, fmaxf(tiles[0][j + 1][2 * half], tiles[0][j + 1][2 * half + 1]));
-      }
-      float mx = fmaxf(mx0, mx1);
+      for (int j = 0; j < kBlockN / 8; ++j)
+        part[j % 4] = fmaxf(part[j % 4], fmaxf(tiles[0][j][2 * half], tiles[0][j][2 * half + 1]));
+      float mx = fmaxf(fmaxf(part[0], part[1]), fmaxf(part[2], part[3]));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       // A row with every key masked so far keeps max -inf; subtract 0 so exp2 gives 0.
@@ -105,18 +104,16 @@ struct ConsumerRows {
       alpha[half] = fast_exp2(row_max[half] * scale_log2 - mx_scaled);
       rescale |= mx != row_max[half];
       row_max[half] = mx;
-      float sum0 = 0.f;
-      float sum1 = 0.f;
+      float sum[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
       for (int j = 0; j < kBlockN / 8; ++j) {
         float& s0 = tiles[0][j][2 * half];
         float& s1 = tiles[0][j][2 * half + 1];
         s0 = fast_exp2(fmaf(s0, scale_log2, -mx_scaled));
         s1 = fast_exp2(fmaf(s1, scale_log2, -mx_scaled));
-        sum0 += s0;
-        sum1 += s1;
+        sum[j % 4] += s0 + s1;
       }
-      row_sum[half] = row_sum[half] * alpha[half] + (sum0 + sum1);
+      row_sum[half] = row_sum[half] * alpha[half] + ((sum[0] + sum[1]) + (sum[2] + sum[3]));
     }
     return __any_sync(0xffffffffu, rescale);
   }
@@ -148,7 +145,8 @@ static __device__ unsigned int g_ctas_done;
 // shared-memory word handed over on an mbarrier is reported by compute-sanitizer's racecheck,
 // which does not follow mbarriers. The launcher keeps a persistent grid within the table.
 inline constexpr int kMaxPersistentCtas = 1024;
-static __device__ uint32_t g_next_tile[kMaxPersistentCtas];
+inline constexpr int kNextTileSlots = 2;  // one word per Q slot
+static __device__ uint32_t g_next_tile[kNextTileSlots][kMaxPersistentCtas];
 
 template <typename Traits, typename T, bool kCausal>
 __global__ void __launch_bounds__(Traits::kNThreads, 1)
@@ -168,15 +166,24 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   constexpr int kKVColBytes = Rows::kKVColBytes;
 
   extern __shared__ __align__(1024) unsigned char smem[];
+  constexpr int kQSlots = Traits::kQSlots;
+  static_assert(kQSlots == kNextTileSlots, "a next-tile word per Q slot");
+  // Q's slots, O's staging tile, the K and V rings, then the barriers.
   const uint32_t s_q = (shared_address(smem) + 1023) & ~1023u;
-  const uint32_t s_k = s_q + 2 * Traits::kQBytes;  // Q, then O's staging tile
+  const uint32_t s_o = s_q + kQSlots * Traits::kQBytes;
+  const uint32_t s_k = s_o + Traits::kQBytes;
   const uint32_t s_v = s_k + kStages * Traits::kTileBytes;
-  const uint32_t bar_q = s_v + kStages * Traits::kTileBytes;
-  const uint32_t bar_q_empty = bar_q + 8;
-  const auto bar_k_full = [&](int s) { return bar_q + 8 * (2 + s); };
-  const auto bar_v_full = [&](int s) { return bar_q + 8 * (2 + kStages + s); };
-  const auto bar_k_empty = [&](int s) { return bar_q + 8 * (2 + 2 * kStages + s); };
-  const auto bar_v_empty = [&](int s) { return bar_q + 8 * (2 + 3 * kStages + s); };
+  const uint32_t bars = s_v + kStages * Traits::kTileBytes;
+  const auto bar_q_full = [&](int slot) { return bars + 8 * slot; };
+  const auto bar_q_empty = [&](int slot) { return bars + 8 * (kQSlots + slot); };
+  constexpr int kRingBars = 2 * kQSlots;  // the ring's barriers follow Q's
+  const auto bar_k_full = [&](int s) { return bars + 8 * (kRingBars + s); };
+  const auto bar_v_full = [&](int s) { return bars + 8 * (kRingBars + kStages + s); };
+  const auto bar_k_empty = [&](int s) { return bars + 8 * (kRingBars + 2 * kStages + s); };
+  const auto bar_v_empty = [&](int s) { return bars + 8 * (kRingBars + 3 * kStages + s); };
+  // Tile t of a CTA uses Q slot t % kQSlots, whose barriers are in their (t / kQSlots)-th phase.
+  const auto q_slot = [](int t) { return t % kQSlots; };
+  const auto q_parity = [](int t) { return static_cast<uint32_t>((t / kQSlots) & 1); };
 
   const int seq_q = static_cast<int>(p.seq_q);
   const int seq_kv = static_cast<int>(p.seq_kv);
@@ -222,8 +229,10 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   const int wg = tid / 128;
   if (tid == 0) {
     constexpr int kConsumers = Traits::kConsumerWGs * 128;  // one arrival each on an empty
-    mbarrier_init(bar_q, 1);
-    mbarrier_init(bar_q_empty, kConsumers);
+    for (int slot = 0; slot < kQSlots; ++slot) {
+      mbarrier_init(bar_q_full(slot), 1);
+      mbarrier_init(bar_q_empty(slot), kConsumers);
+    }
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(bar_k_full(s), 1);
       mbarrier_init(bar_v_full(s), 1);
@@ -242,8 +251,22 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
       // The ring runs on across tiles: `load` counts the key blocks loaded by this CTA.
       int load = 0;
       int tile_count = 0;
+      // Q of a tile first: its slot was handed back after the tile before the last one, so the
+      // load starts as soon as the producer takes the tile, a few key blocks before the
+      // consumers finish the current one.
+      const auto load_q = [&](int64_t i, const Tile& tile) {
+        const int slot = q_slot(tile_count);
+        mbarrier_wait_idle(bar_q_empty(slot), q_parity(tile_count) ^ 1);
+        if (take_tiles) g_next_tile[slot][blockIdx.x] = static_cast<uint32_t>(i);
+        mbarrier_arrive_expect_tx(bar_q_full(slot), Traits::kQBytes);
+#pragma unroll
+        for (int c = 0; c < kColBlocks; ++c)
+          tma_load_3d(s_q + slot * Traits::kQBytes + c * kQColBytes, &map_q, bar_q_full(slot),
+                      c * 64, tile.m0, tile.bh_q);
+      };
       for (int64_t i = blockIdx.x; i < n_tiles; ++tile_count) {
         const Tile tile = tile_at(i);
+        load_q(i, tile);
         for (int it = 0; it < tile.n_blocks; ++it, ++load) {
           const int s = load % kStages;
           const uint32_t free_parity = ((load / kStages) & 1) ^ 1;
@@ -259,24 +282,15 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
                           tile.bh_kv);
           };
           load_stage(&map_k, s_k, bar_k_empty(s), bar_k_full(s));
-          // Q of the next tile once the consumers' last Q K^T of this one is done; its first K
-          // goes first, so both are in flight during the last P V and the epilogue.
-          if (it == 0) {
-            mbarrier_wait_idle(bar_q_empty, (tile_count & 1) ^ 1);
-            if (take_tiles) g_next_tile[blockIdx.x] = static_cast<uint32_t>(i);
-            mbarrier_arrive_expect_tx(bar_q, Traits::kQBytes);
-#pragma unroll
-            for (int c = 0; c < kColBlocks; ++c)
-              tma_load_3d(s_q + c * kQColBytes, &map_q, bar_q, c * 64, tile.m0, tile.bh_q);
-          }
           load_stage(&map_v, s_v, bar_v_empty(s), bar_v_full(s));
         }
         i = take_tiles ? gridDim.x + atomicAdd(&g_tiles_taken, 1u) : n_tiles;
       }
       // The consumers wait for one more Q: there is none.
-      mbarrier_wait_idle(bar_q_empty, (tile_count & 1) ^ 1);
-      if (take_tiles) g_next_tile[blockIdx.x] = kNoTile;
-      mbarrier_arrive(bar_q);
+      const int slot = q_slot(tile_count);
+      mbarrier_wait_idle(bar_q_empty(slot), q_parity(tile_count) ^ 1);
+      if (take_tiles) g_next_tile[slot][blockIdx.x] = kNoTile;
+      mbarrier_arrive(bar_q_full(slot));
       if (take_tiles) {
         __threadfence();  // this CTA's last atomicAdd on the tile counter lands first
         if (atomicAdd(&g_ctas_done, 1u) == gridDim.x - 1) {
@@ -300,15 +314,16 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   // `used` counts the key blocks this CTA consumed in earlier tiles: the ring's position.
   uint32_t used = 0;
   for (int tile_count = 0;; ++tile_count) {
-    mbarrier_wait(bar_q, tile_count & 1);
+    const int slot = q_slot(tile_count);
+    mbarrier_wait(bar_q_full(slot), q_parity(tile_count));
     // Without taking tiles, a CTA runs the one tile of its index.
     const int64_t i =
-        take_tiles ? warp_uniform(*static_cast<volatile uint32_t*>(&g_next_tile[blockIdx.x]))
+        take_tiles ? warp_uniform(load_relaxed_cta(&g_next_tile[slot][blockIdx.x]))
                    : (tile_count == 0 ? static_cast<int64_t>(blockIdx.x) : n_tiles);
     if (i >= n_tiles) break;
     const Tile tile = tile_at(i);
     const int n_blocks = tile.n_blocks;
-    Rows rows{.q_wg = s_q + cw * Traits::kWGRows * 128,
+    Rows rows{.q_wg = s_q + slot * Traits::kQBytes + cw * Traits::kWGRows * 128,
               .wg_row0 = tile.m0 + cw * Traits::kWGRows,
               .row0 = tile.m0 + cw * Traits::kWGRows + warp * 16 + g,
               .t = t,
@@ -333,7 +348,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     const auto hand_back = [&](uint32_t bar) { mbarrier_arrive(bar); };
     const auto release_k = [&](int it) {
       hand_back(bar_k_empty(stage_of(it)));
-      if (it == n_blocks - 1) hand_back(bar_q_empty);
+      if (it == n_blocks - 1) hand_back(bar_q_empty(slot));
     };
     const auto release_v = [&](int it) { hand_back(bar_v_empty(stage_of(it))); };
 
@@ -425,6 +440,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     // Epilogue: normalise, stage the warpgroup's rows in its rows of the O tile (once the last
     // tile's store has read them) in the swizzled layout of the O map, then one TMA store per
     // column block; rows past seq_q fall outside the map and are not written.
+    const uint32_t o_wg = s_o + cw * Traits::kWGRows * 128;
     float inv[2];
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
@@ -442,7 +458,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int row = warp * 16 + g + half * 8;  // row % 8 == g
-        const uint32_t addr = rows.q_wg + Traits::kQBytes + (j / 8) * kQColBytes + row * 128 +
+        const uint32_t addr = o_wg + (j / 8) * kQColBytes + row * 128 +
                               (((j % 8) ^ g) * 16) + t * 4;
         store_shared_u32(addr, pack2<T>(acc_o[4 * j + 2 * half] * inv[half],
                                         acc_o[4 * j + 2 * half + 1] * inv[half]));
@@ -452,7 +468,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     if (tw == 0 && rows.wg_row0 < seq_q) {
 #pragma unroll
       for (int c = 0; c < kColBlocks; ++c)
-        tma_store_3d(&map_o, rows.q_wg + Traits::kQBytes + c * kQColBytes, c * 64, rows.wg_row0,
+        tma_store_3d(&map_o, o_wg + c * kQColBytes, c * 64, rows.wg_row0,
                      tile.bh_q);
       tma_store_commit();
     }

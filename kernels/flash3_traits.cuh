@@ -35,12 +35,15 @@ struct Flash3FwdTraits {
   static constexpr int kProducerRegs = kConsumerWGs == 2 ? 24 : 32;
   static constexpr int kConsumerRegs = kConsumerWGs == 2 ? 240 : 160;
 
-  static constexpr int kQBytes = kBlockM * kHeadDim * 2;     // Q, and O staged for its store
+  static constexpr int kQBytes = kBlockM * kHeadDim * 2;     // a Q tile, and O staged for its store
   static constexpr int kTileBytes = kBlockN * kHeadDim * 2;  // one K or V stage
-  // Q full and empty, and 4 a stage.
-  static constexpr int kBarrierBytes = 8 * (2 + 4 * kStages);
+  // Two Q slots: a persistent CTA loads the next tile's Q while it still works on this one.
+  static constexpr int kQSlots = 2;
+  // Full and empty for each Q slot, and 4 a stage.
+  static constexpr int kBarrierBytes = 8 * (2 * kQSlots + 4 * kStages);
   // 1024 bytes of slack: the swizzle atoms must start 1024-aligned.
-  static constexpr int kSmemBytes = 1024 + 2 * kQBytes + 2 * kStages * kTileBytes + kBarrierBytes;
+  static constexpr int kSmemBytes =
+      1024 + (kQSlots + 1) * kQBytes + 2 * kStages * kTileBytes + kBarrierBytes;
 
   static_assert(kHeadDim == 64 || kHeadDim == 128, "wgmma_rs is written for N = 64 and 128");
   static_assert(kBlockN == 128, "S = Q K^T is one m64n128 wgmma per k16 step");

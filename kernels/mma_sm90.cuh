@@ -67,6 +67,14 @@ __device__ __forceinline__ void mbarrier_wait_idle(uint32_t bar, uint32_t parity
   } while (done == 0);
 }
 
+// A global word written by another thread of this CTA before a release it has acquired (an
+// mbarrier): a CTA-scope load sees it, from L1 if it is there (a volatile load would go to L2).
+__device__ __forceinline__ uint32_t load_relaxed_cta(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.relaxed.cta.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
 // A value the compiler does not know to be the same in every lane (derived from threadIdx or
 // loaded), made warp-uniform for it: what is computed from it then lives in uniform registers,
 // and a wgmma descriptor built from it needs no move into them before each MMA.

@@ -14,7 +14,7 @@ out=${OUT:-/tmp/sdpa-prof-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu
 export PATH=/usr/local/cuda/bin:$PATH
-tool=build/src/sdpa-prof
+tool=${TOOL:-build/src/sdpa-prof}
 cols=backend,shape,causal,time,tflops,peak,kernel,occupancy,verified,status,reason
 quick=(--warmup 0 --min-samples 1 --min-time 0 --no-profile --quiet)
 bench=(--min-time "${MIN_TIME:-0.5}" --columns "$cols" --quiet)
