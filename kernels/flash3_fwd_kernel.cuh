@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <utility>
 
 #include "attention_shape.h"
 #include "flash3_traits.cuh"
@@ -50,7 +49,8 @@ struct ConsumerRows {
 
   uint32_t q_wg;  // the warpgroup's rows of the Q tile
   int wg_row0;
-  int row0;
+  int warp_row0;  // the first of the warp's 16 rows
+  int row0;       // the thread's rows: row0 and row0 + 8
   int t;
   int seq_kv;
   float scale_log2;
@@ -84,9 +84,42 @@ struct ConsumerRows {
   // rows g and g + 8 (the 4 lanes of a quad share a row), S turned into unnormalised P in place.
   // alpha rescales what O holds to the new row maxima; false when no row max in the warp moved.
   __device__ __forceinline__ bool softmax(float (&acc_s)[kSAcc], int n0, float (&alpha)[2]) {
+    const bool needs_mask = n0 + kBlockN > seq_kv || (kCausal && n0 + kBlockN - 1 > wg_row0);
+    if constexpr (kSkipDeadKeys) {
+      if (needs_mask) return softmax_rows<true>(acc_s, n0, alpha);
+    } else if (needs_mask) {
+      mask_scores<kCausal>(reinterpret_cast<float(&)[1][kBlockN / 8][4]>(acc_s),
+                           seq_kv - n0 - 2 * t, row0 - n0 - 2 * t);
+    }
+    return softmax_rows<false>(acc_s, n0, alpha);
+  }
+
+  // Keys of a block that some row of the warp sees: past them every score of the warp is
+  // masked, so whole groups of kGroupKeys keys get P = 0 without their exponentials (the
+  // blocks on the causal diagonal and at the end of the keys). Not in the serial schedule, which
+  // ran 6% slower causal with it (docs/kernel-notes.md, stage 7d); groups of 32 keys spill in
+  // the three-consumer overlapped schedule.
+  static constexpr bool kSkipDeadKeys = Traits::kSchedule != Flash3Schedule::serial;
+  static constexpr int kGroupKeys = 64;
+  static constexpr int kGroups = kBlockN / kGroupKeys;
+  static constexpr int kTilesPerGroup = kGroupKeys / 8;
+
+  __device__ __forceinline__ int warp_live_keys(int n0) const {
+    int live = seq_kv - n0;
+    if constexpr (kCausal) live = min(live, warp_row0 + 16 - n0);
+    return static_cast<int>(warp_uniform(static_cast<uint32_t>(max(live, 0))));
+  }
+
+  // kMasked: mask the scores and skip the groups of keys the warp sees none of.
+  template <bool kMasked>
+  __device__ __forceinline__ bool softmax_rows(float (&acc_s)[kSAcc], int n0, float (&alpha)[2]) {
     auto& tiles = reinterpret_cast<float(&)[1][kBlockN / 8][4]>(acc_s);
-    if (n0 + kBlockN > seq_kv || (kCausal && n0 + kBlockN - 1 > wg_row0))
+    int live_keys = kBlockN;
+    if constexpr (kMasked) {
       mask_scores<kCausal>(tiles, seq_kv - n0 - 2 * t, row0 - n0 - 2 * t);
+      live_keys = warp_live_keys(n0);
+    }
+    const auto live = [&](int group) { return !kMasked || group * kGroupKeys < live_keys; };
     bool rescale = false;
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
@@ -94,8 +127,13 @@ struct ConsumerRows {
       // wait on between the exponentials.
       float part[4] = {row_max[half], -INFINITY, -INFINITY, -INFINITY};
 #pragma unroll
-      for (int j = 0; j < kBlockN / 8; ++j)
-        part[j % 4] = fmaxf(part[j % 4], fmaxf(tiles[0][j][2 * half], tiles[0][j][2 * half + 1]));
+      for (int group = 0; group < kGroups; ++group) {
+        if (!live(group)) continue;
+#pragma unroll
+        for (int j = group * kTilesPerGroup; j < (group + 1) * kTilesPerGroup; ++j)
+          part[j % 4] =
+              fmaxf(part[j % 4], fmaxf(tiles[0][j][2 * half], tiles[0][j][2 * half + 1]));
+      }
       float mx = fmaxf(fmaxf(part[0], part[1]), fmaxf(part[2], part[3]));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
@@ -106,12 +144,19 @@ struct ConsumerRows {
       row_max[half] = mx;
       float sum[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
-      for (int j = 0; j < kBlockN / 8; ++j) {
-        float& s0 = tiles[0][j][2 * half];
-        float& s1 = tiles[0][j][2 * half + 1];
-        s0 = fast_exp2(fmaf(s0, scale_log2, -mx_scaled));
-        s1 = fast_exp2(fmaf(s1, scale_log2, -mx_scaled));
-        sum[j % 4] += s0 + s1;
+      for (int group = 0; group < kGroups; ++group) {
+#pragma unroll
+        for (int j = group * kTilesPerGroup; j < (group + 1) * kTilesPerGroup; ++j) {
+          float& s0 = tiles[0][j][2 * half];
+          float& s1 = tiles[0][j][2 * half + 1];
+          if (live(group)) {
+            s0 = fast_exp2(fmaf(s0, scale_log2, -mx_scaled));
+            s1 = fast_exp2(fmaf(s1, scale_log2, -mx_scaled));
+            sum[j % 4] += s0 + s1;
+          } else {
+            s0 = s1 = 0.f;
+          }
+        }
       }
       row_sum[half] = row_sum[half] * alpha[half] + ((sum[0] + sum[1]) + (sum[2] + sum[3]));
     }
@@ -325,6 +370,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     const int n_blocks = tile.n_blocks;
     Rows rows{.q_wg = s_q + slot * Traits::kQBytes + cw * Traits::kWGRows * 128,
               .wg_row0 = tile.m0 + cw * Traits::kWGRows,
+              .warp_row0 = tile.m0 + cw * Traits::kWGRows + warp * 16,
               .row0 = tile.m0 + cw * Traits::kWGRows + warp * 16 + g,
               .t = t,
               .seq_kv = seq_kv,

@@ -77,7 +77,7 @@ template <int kHeadDim>
 struct Flash3Default;
 template <>
 struct Flash3Default<64> {
-  static constexpr Flash3Schedule kSchedule = Flash3Schedule::serial;
+  static constexpr Flash3Schedule kSchedule = Flash3Schedule::overlap;
   static constexpr bool kPersistent = true;
 };
 template <>
