@@ -82,7 +82,7 @@ struct Flash3Default<64> {
 };
 template <>
 struct Flash3Default<128> {
-  static constexpr Flash3Schedule kSchedule = Flash3Schedule::pingpong;
+  static constexpr Flash3Schedule kSchedule = Flash3Schedule::overlap;
   static constexpr bool kPersistent = true;
 };
 
