@@ -18,9 +18,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.g
 echo "== GPU tests"
 # As ctest runs them: the fault-injection tests poison their context, so they get a process of
 # their own.
-with_libs "$build/tests/sdpa_gpu_tests" ${GTEST_FILTER:+--gtest_filter=$GTEST_FILTER} \
-  ${GTEST_FILTER:---gtest_filter=-FaultInjection.*} 2>&1 | tee "$out/gpu_tests.log" |
-  grep -E "^\[  (FAILED|PASSED) |Failure|rel L2|^GPU" | head -40
+with_libs "$build/tests/sdpa_gpu_tests" --gtest_filter="${GTEST_FILTER:--FaultInjection.*}" 2>&1 |
+  tee "$out/gpu_tests.log" | grep -E "^\[  (FAILED|PASSED) |Failure|rel L2|^GPU" | head -40
 tests_rc=${PIPESTATUS[0]}
 if [ -z "${GTEST_FILTER:-}" ]; then
   with_libs "$build/tests/sdpa_gpu_tests" --gtest_filter='FaultInjection.*' >"$out/gpu_fault_tests.log" 2>&1 ||
