@@ -104,6 +104,14 @@ struct ConsumerRows {
   static constexpr int kGroups = kBlockN / kGroupKeys;
   static constexpr int kTilesPerGroup = kGroupKeys / 8;
 
+  // Causal key blocks, of a query tile's n_blocks, that some row of the warpgroup sees (the
+  // last ones to run: the blocks run from the last to the first), and at least one.
+  __device__ __forceinline__ int live_blocks(int n_blocks, int seq_q) const {
+    static_assert(kCausal, "without the mask every row sees every block");
+    if (wg_row0 >= seq_q) return 1;
+    return min(n_blocks, (min(wg_row0 + Traits::kWGRows, seq_kv) + kBlockN - 1) / kBlockN);
+  }
+
   __device__ __forceinline__ int warp_live_keys(int n0) const {
     int live = seq_kv - n0;
     if constexpr (kCausal) live = min(live, warp_row0 + 16 - n0);
@@ -367,7 +375,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
                    : (tile_count == 0 ? static_cast<int64_t>(blockIdx.x) : n_tiles);
     if (i >= n_tiles) break;
     const Tile tile = tile_at(i);
-    const int n_blocks = tile.n_blocks;
+    int n_blocks = tile.n_blocks;
     Rows rows{.q_wg = s_q + slot * Traits::kQBytes + cw * Traits::kWGRows * 128,
               .wg_row0 = tile.m0 + cw * Traits::kWGRows,
               .warp_row0 = tile.m0 + cw * Traits::kWGRows + warp * 16,
@@ -398,30 +406,42 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     };
     const auto release_v = [&](int it) { hand_back(bar_v_empty(stage_of(it))); };
 
+    // Causal tiles taller than a key block: the leading key blocks none of the warpgroup's rows
+    // sees (blocks above its rows, and for rows past seq_q all but the last) are waited for, so
+    // that the arrivals on their empty barriers count toward the right phase, and handed back
+    // without MMAs; the schedules below run on the rest as if the tile had only those. Not
+    // under ping-pong, whose two warpgroups take the same number of turns; not where only rows
+    // past seq_q would gain: without the mask the three-consumer overlapped schedule spills 12
+    // bytes with it, and with kBlockM == kBlockN the D128 causal one ran 1.6% slower.
+    constexpr bool kPingPong = Traits::kSchedule == Flash3Schedule::pingpong;
+    constexpr bool kSkipDeadBlocks = kCausal && !kPingPong && kBlockM > kBlockN;
+    int dead = 0;
+    if constexpr (kSkipDeadBlocks) dead = n_blocks - rows.live_blocks(n_blocks, seq_q);
+    for (int it = 0; it < dead; ++it) {
+      mbarrier_wait(bar_k_full(stage_of(it)), parity_of(it));
+      hand_back(bar_k_empty(stage_of(it)));
+      mbarrier_wait(bar_v_full(stage_of(it)), parity_of(it));
+      hand_back(bar_v_empty(stage_of(it)));
+    }
+    used += static_cast<uint32_t>(dead);
+    n_blocks -= dead;
+
     if constexpr (Traits::kSchedule == Flash3Schedule::serial) {
       // Stage 1: each block's S = Q K^T, softmax and O += P V one after the other.
       for (int it = 0; it < n_blocks; ++it) {
         const int s = stage_of(it);
-        const int n0 = block_start(it);
-        // A warpgroup whose rows all lie above this key block's first key has nothing to add
-        // here; it still waits for the stage, so that its arrival on the empty barrier is in order.
-        const bool active = !kCausal || n0 <= rows.wg_row0 + Traits::kWGRows - 1;
         mbarrier_wait(bar_k_full(s), parity_of(it));
-        if (active) {
-          rows.issue_qk(acc_s, s_k + s * Traits::kTileBytes);
-          wgmma_wait<0>();
-          fence_registers(acc_s);
-          if (rows.softmax(acc_s, n0, alpha)) Rows::rescale_o(acc_o, alpha);
-          Rows::convert_p(acc_s, p_frag);
-        }
+        rows.issue_qk(acc_s, s_k + s * Traits::kTileBytes);
+        wgmma_wait<0>();
+        fence_registers(acc_s);
+        if (rows.softmax(acc_s, block_start(it), alpha)) Rows::rescale_o(acc_o, alpha);
+        Rows::convert_p(acc_s, p_frag);
         release_k(it);
         mbarrier_wait(bar_v_full(s), parity_of(it));
-        if (active) {
-          fence_registers(acc_o);
-          rows.issue_pv(acc_o, p_frag, s_v + s * Traits::kTileBytes);
-          wgmma_wait<0>();
-          fence_registers(acc_o);
-        }
+        fence_registers(acc_o);
+        rows.issue_pv(acc_o, p_frag, s_v + s * Traits::kTileBytes);
+        wgmma_wait<0>();
+        fence_registers(acc_o);
         release_v(it);
       }
     } else {
@@ -429,7 +449,6 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
       // softmax runs while that P V is still on the tensor cores. With ping-pong, the two
       // consumer warpgroups also take turns to issue, so one's softmax runs under the other's
       // GEMMs: turn k of warpgroup 0, then turn k of warpgroup 1, then turn k + 1 of 0, ...
-      constexpr bool kPingPong = Traits::kSchedule == Flash3Schedule::pingpong;
       static_assert(!kPingPong || Traits::kConsumerWGs == 2, "ping-pong takes turns between two");
       constexpr int kTurnBarrier = 1 + Traits::kConsumerWGs;  // after the epilogue's barriers
       const int turns = n_blocks + 1;
@@ -440,8 +459,6 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
         if (kPingPong && (cw == 0 || k < turns - 1))
           named_barrier_arrive(kTurnBarrier + (1 - cw), 256);
       };
-      // Causal blocks wholly above a warpgroup's rows are computed and masked to zero here, which
-      // is only wasteful; with kBlockM == kBlockN there are none.
       mbarrier_wait(bar_k_full(stage_of(0)), parity_of(0));
       begin_turn(0);
       rows.issue_qk(acc_s, s_k + stage_of(0) * Traits::kTileBytes);

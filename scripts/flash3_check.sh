@@ -33,6 +33,11 @@ timeout 60 $tool --backend flash3:all --batch 1 --heads 4 --kv-heads 2 --seq 100
   --head-dim 64,128 "${quick[@]}" --case-timeout 20 --columns backend,shape,causal,verified,status 2>&1 |
   grep -E "^flash3" | awk '{print $NF}' | sort | uniq -c
 
+echo "== quick check, every schedule, more tiles than SMs (CTAs reuse the ring across tiles)"
+timeout 90 $tool --backend flash3:all --batch 34 --heads 4 --kv-heads 2 --seq 1000,4097 \
+  --head-dim 64,128 --dtype bf16 "${quick[@]}" --case-timeout 20 --columns backend,shape,causal,verified,status 2>&1 |
+  grep -E "^flash3" | awk '{print $NF}' | sort | uniq -c
+
 echo "== fused GPU tests"
 timeout 120 build/tests/sdpa_gpu_tests --gtest_filter='FusedBackends.*' >"$out/gpu_tests.log" 2>&1
 echo "tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |Failure|Expected|Which is" "$out/gpu_tests.log" | head -20
