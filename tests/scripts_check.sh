@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Offline checks of the helper files: plot.py draws from the committed results, the CI
-# workflow example is valid YAML with the steps a user relies on.
+# Offline checks of the helper files: plot.py draws from the committed results, ab_table.py
+# sets two of them side by side, the CI workflow example is valid YAML with the steps a user
+# relies on.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mktemp -d)
@@ -8,6 +9,9 @@ trap 'rm -rf "$out"' EXIT
 /usr/bin/python3 "$root/scripts/plot.py" "$root"/results/h200-*.json --out "$out"
 test -s "$out/tflops.png"
 test -s "$out/roofline.png"
+/usr/bin/python3 "$root/scripts/ab_table.py" --a "$root/results/h200-hopper-preset-stage7-run1.json" \
+  --b "$root/results/h200-hopper-preset-stage7-run2.json" >"$out/ab.txt"
+grep -q "S4096 D64 causal *flash3 " "$out/ab.txt"
 /usr/bin/python3 - "$root/ci-example/gpu-regressions.yml" <<'PY'
 import sys, yaml
 doc = yaml.safe_load(open(sys.argv[1]))
