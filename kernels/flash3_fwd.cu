@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "flash3_fwd.h"
+#include "flash3_tail_plan.h"
 #include "flash3_traits.cuh"
 #include "fused_launch.cuh"
 
@@ -40,8 +41,33 @@ cudaError_t launch_default(const FusedForward& f) {
   });
 }
 
+// The most any schedule needs: the persistent grids split the tiles of their last round
+// (flash3_tail_split.cuh) when not causal.
+std::size_t workspace_bytes(const AttentionShape& s) {
+  int device = 0;
+  int sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    sms = flash3::kMaxPersistentCtas;  // no device to ask: the most any could need
+  }
+  const int64_t max_grid = std::min(sms, flash3::kMaxPersistentCtas);
+  return dispatch_int(flash3::Flash3HeadDims{}, s.head_dim, std::size_t{0}, [&](auto d) {
+    constexpr int D = decltype(d)::value;
+    const auto need = [&](auto config) {
+      using Traits = typename decltype(config)::Traits;
+      if constexpr (!Traits::kSplitsTail) return std::size_t{0};
+      return flash3::tail_split_bytes(s, Traits::kBlockM, Traits::kBlockN, max_grid);
+    };
+    return std::max({need(Flash3FwdConfig<D, Flash3Schedule::serial>{}),
+                     need(Flash3FwdConfig<D, Flash3Schedule::overlap>{}),
+                     need(Flash3FwdConfig<D, Flash3Schedule::pingpong>{})});
+  });
+}
+
 template <Flash3Schedule kSchedule, bool kPersistent>
-constexpr FusedForwardKernel kScheduled{kLimits, launch_schedule<kSchedule, kPersistent>};
+constexpr FusedForwardKernel kScheduled{kLimits, launch_schedule<kSchedule, kPersistent>,
+                                        workspace_bytes};
 
 template <bool kPersistent>
 const FusedForwardKernel& scheduled(Flash3Schedule schedule) {
@@ -58,7 +84,7 @@ const FusedForwardKernel& scheduled(Flash3Schedule schedule) {
 
 }  // namespace
 
-constexpr FusedForwardKernel kFlash3Forward{kLimits, launch_default};
+constexpr FusedForwardKernel kFlash3Forward{kLimits, launch_default, workspace_bytes};
 
 const FusedForwardKernel& flash3_forward(Flash3Schedule schedule, bool persistent) {
   return persistent ? scheduled<true>(schedule) : scheduled<false>(schedule);

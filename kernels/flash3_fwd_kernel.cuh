@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "attention_shape.h"
+#include "flash3_tail_split.cuh"
 #include "flash3_traits.cuh"
 #include "fused_launch.cuh"
 #include "mma_sm80.cuh"
@@ -197,7 +198,6 @@ static __device__ unsigned int g_ctas_done;
 // before Q's barrier arrives and read by the consumers once it has: in global memory, since a
 // shared-memory word handed over on an mbarrier is reported by compute-sanitizer's racecheck,
 // which does not follow mbarriers. The launcher keeps a persistent grid within the table.
-inline constexpr int kMaxPersistentCtas = 1024;
 inline constexpr int kNextTileSlots = 2;  // one word per Q slot
 static __device__ uint32_t g_next_tile[kNextTileSlots][kMaxPersistentCtas];
 
@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
                       const __grid_constant__ CUtensorMap map_k,
                       const __grid_constant__ CUtensorMap map_v,
                       const __grid_constant__ CUtensorMap map_o, const AttentionShape p,
-                      const int heads_per_section) {
+                      const int heads_per_section, const TailSplit split) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Rows = ConsumerRows<Traits, T, kCausal>;
   constexpr int D = Traits::kHeadDim;
@@ -249,14 +249,20 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   // in part of the L2; section_heads() below), and inside a section the query blocks come
   // heaviest causal block first, the section's heads side by side. A grid of one CTA per tile
   // runs them in that order, and so does a persistent grid, taking them from the counter.
+  // A unit of work: a tile, or (tail_split.cuh) its key blocks first_block ..
+  // first_block + n_blocks - 1 when it is part split_slot of a split tile of the last round.
   struct Tile {
     int m0;
     int bh_q;
     int bh_kv;
     int n_blocks;
+    int first_block = 0;
+    int split_slot = -1;
   };
-  const bool take_tiles = gridDim.x < n_tiles;
-  constexpr uint32_t kNoTile = 0xFFFFFFFFu;  // >= n_tiles (at most INT32_MAX)
+  const int64_t n_units =
+      n_tiles + (split.splits > 1 ? (n_tiles - split.first_unit) * (split.splits - 1) : 0);
+  const bool take_tiles = gridDim.x < n_units;
+  constexpr uint32_t kNoTile = 0xFFFFFFFFu;  // >= n_units (at most INT32_MAX)
   // 32-bit index arithmetic (the launcher keeps n_tiles under 2^31): the producer runs it with
   // the few registers it keeps.
   const auto tile_at = [&](int64_t index) {
@@ -276,6 +282,22 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
                 static_cast<int>((bh / per_batch) * static_cast<uint32_t>(p.kv_heads) +
                                  (bh % per_batch) / static_cast<uint32_t>(group)),
                 (kv_end + kBlockN - 1) / kBlockN};
+  };
+  constexpr bool kSplitsTail = !kCausal && Traits::kSplitsTail;
+  const auto unit_at = [&](int64_t index) {
+    if constexpr (!kSplitsTail) return tile_at(index);
+    const auto u = static_cast<uint32_t>(index);
+    const auto first = static_cast<uint32_t>(split.first_unit);
+    if (split.splits == 1 || u < first) return tile_at(index);
+    const uint32_t in_tail = u - first;
+    const auto ways = static_cast<uint32_t>(split.splits);
+    Tile tile = tile_at(first + in_tail / ways);
+    const uint32_t piece = in_tail % ways;
+    const auto blocks = static_cast<uint32_t>(tile.n_blocks);
+    tile.first_block = static_cast<int>(piece * blocks / ways);
+    tile.n_blocks = static_cast<int>((piece + 1) * blocks / ways) - tile.first_block;
+    tile.split_slot = static_cast<int>(in_tail);
+    return tile;
   };
 
   const int tid = static_cast<int>(threadIdx.x);
@@ -317,13 +339,13 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
           tma_load_3d(s_q + slot * Traits::kQBytes + c * kQColBytes, &map_q, bar_q_full(slot),
                       c * 64, tile.m0, tile.bh_q);
       };
-      for (int64_t i = blockIdx.x; i < n_tiles; ++tile_count) {
-        const Tile tile = tile_at(i);
+      for (int64_t i = blockIdx.x; i < n_units; ++tile_count) {
+        const Tile tile = unit_at(i);
         load_q(i, tile);
         for (int it = 0; it < tile.n_blocks; ++it, ++load) {
           const int s = load % kStages;
           const uint32_t free_parity = ((load / kStages) & 1) ^ 1;
-          const int n0 = (tile.n_blocks - 1 - it) * kBlockN;
+          const int n0 = (tile.first_block + tile.n_blocks - 1 - it) * kBlockN;
           // Once stage s of K (or V) is free: its bytes announced, then one copy per column block.
           const auto load_stage = [&](const CUtensorMap* map, uint32_t ring, uint32_t empty,
                                       uint32_t full) {
@@ -337,7 +359,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
           load_stage(&map_k, s_k, bar_k_empty(s), bar_k_full(s));
           load_stage(&map_v, s_v, bar_v_empty(s), bar_v_full(s));
         }
-        i = take_tiles ? gridDim.x + atomicAdd(&g_tiles_taken, 1u) : n_tiles;
+        i = take_tiles ? gridDim.x + atomicAdd(&g_tiles_taken, 1u) : n_units;
       }
       // The consumers wait for one more Q: there is none.
       const int slot = q_slot(tile_count);
@@ -372,9 +394,9 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     // Without taking tiles, a CTA runs the one tile of its index.
     const int64_t i =
         take_tiles ? warp_uniform(load_relaxed_cta(&g_next_tile[slot][blockIdx.x]))
-                   : (tile_count == 0 ? static_cast<int64_t>(blockIdx.x) : n_tiles);
-    if (i >= n_tiles) break;
-    const Tile tile = tile_at(i);
+                   : (tile_count == 0 ? static_cast<int64_t>(blockIdx.x) : n_units);
+    if (i >= n_units) break;
+    const Tile tile = unit_at(i);
     int n_blocks = tile.n_blocks;
     Rows rows{.q_wg = s_q + slot * Traits::kQBytes + cw * Traits::kWGRows * 128,
               .wg_row0 = tile.m0 + cw * Traits::kWGRows,
@@ -396,7 +418,9 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     const auto parity_of = [&](int it) {
       return ((used + static_cast<uint32_t>(it)) / kStages) & 1;
     };
-    const auto block_start = [&](int it) { return (n_blocks - 1 - it) * kBlockN; };
+    const auto block_start = [&](int it) {
+      return (tile.first_block + n_blocks - 1 - it) * kBlockN;
+    };
     // Every consumer thread hands a K or V stage back once its MMAs on it are complete, and Q
     // after the tile's last Q K^T (the last key block, it == n_blocks - 1).
     const auto hand_back = [&](uint32_t bar) { mbarrier_arrive(bar); };
@@ -500,18 +524,32 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
       release_v(last);
     }
 
+    used += static_cast<uint32_t>(n_blocks);
+
     // Epilogue: normalise, stage the warpgroup's rows in its rows of the O tile (once the last
     // tile's store has read them) in the swizzled layout of the O map, then one TMA store per
-    // column block; rows past seq_q fall outside the map and are not written.
-    const uint32_t o_wg = s_o + cw * Traits::kWGRows * 128;
-    float inv[2];
+    // column block; rows past seq_q fall outside the map and are not written. A part of a split
+    // tile goes to the workspace instead, and the last part's warps write O.
+    float row_sum[2];
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       float sum = rows.row_sum[half];
       sum += __shfl_xor_sync(0xffffffffu, sum, 1);
       sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      inv[half] = sum > 0.f ? 1.f / sum : 0.f;
+      row_sum[half] = sum;
     }
+    if constexpr (kSplitsTail) {
+      if (tile.split_slot >= 0) {
+        finish_split_unit<T, Traits::kConsumerWGs>(split, tile.split_slot, cw, tw, acc_o,
+                                                   rows.row_max, row_sum, rows.scale_log2,
+                                                   tile.bh_q, seq_q, rows.row0, t);
+        continue;
+      }
+    }
+    const uint32_t o_wg = s_o + cw * Traits::kWGRows * 128;
+    float inv[2];
+#pragma unroll
+    for (int half = 0; half < 2; ++half) inv[half] = row_sum[half] > 0.f ? 1.f / row_sum[half] : 0.f;
     if (tile_count > 0) {
       if (tw == 0) tma_store_wait_read();
       named_barrier_sync(1 + cw, 128);
@@ -535,7 +573,6 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
                      tile.bh_q);
       tma_store_commit();
     }
-    used += static_cast<uint32_t>(n_blocks);
   }
   if (tw == 0) tma_store_wait_read();  // the staging rows stay valid until the store has read them
 #else
@@ -574,9 +611,21 @@ cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
                                     std::pair{cudaDevAttrL2CacheSize, &l2_bytes}})
     if (const cudaError_t e = cudaDeviceGetAttribute(value, attr, device); e != cudaSuccess)
       return e;
-  const int64_t grid =
-      kPersistent ? std::min<int64_t>({n_tiles, sms, kMaxPersistentCtas}) : n_tiles;
   const AttentionShape& s = f.shape;
+  // A persistent grid splits the tiles of its last round (flash3_tail_split.cuh).
+  const int64_t max_grid = std::min(sms, kMaxPersistentCtas);
+  const TailSplitPlan plan =
+      kPersistent && Traits::kSplitsTail
+          ? plan_tail_split(s, Traits::kBlockM, Traits::kBlockN, max_grid)
+          : TailSplitPlan{1, n_tiles, n_tiles, kPersistent ? std::min(n_tiles, max_grid) : n_tiles};
+  if (plan.units > INT32_MAX) return cudaErrorInvalidValue;
+  if (plan.splits > 1 &&
+      (f.workspace == nullptr ||
+       f.workspace_bytes < tail_split_bytes(s, Traits::kBlockM, Traits::kBlockN, max_grid)))
+    return cudaErrorInvalidValue;  // the caller gave less than flash3_workspace_bytes()
+  const TailSplit split =
+      tail_split_in(f.workspace, f.o, plan, max_grid, Traits::kBlockM, kHeadDim);
+  const int64_t grid = plan.grid;
   const int64_t q_heads = s.batch * s.heads;
   const int64_t kv_heads = s.batch * s.kv_heads;
   CUtensorMap map_q;
@@ -597,7 +646,7 @@ cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
     if (attr != cudaSuccess) return attr;
     auto* const kernel = s.causal ? causal : full;
     kernel<<<static_cast<unsigned>(grid), Traits::kNThreads, Traits::kSmemBytes, f.stream>>>(
-        map_q, map_k, map_v, map_o, s, section_heads(s, sizeof(T), l2_bytes));
+        map_q, map_k, map_v, map_o, s, section_heads(s, sizeof(T), l2_bytes), split);
     return cudaGetLastError();
   });
 }

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -15,7 +16,8 @@
 namespace sdpa {
 
 // O = softmax(scale * Q K^T [causal mask]) V on `stream`. Q, O: [B, Hq, Sq, D]; K, V:
-// [B, Hkv, Skv, D]; all contiguous.
+// [B, Hkv, Skv, D]; all contiguous. `workspace`: the kernel's workspace_bytes() of device memory,
+// zeroed before the first launch that uses it; the kernel leaves it as it must find it next.
 struct FusedForward {
   DType dtype;
   AttentionShape shape;
@@ -24,6 +26,8 @@ struct FusedForward {
   const void* v;
   void* o;
   cudaStream_t stream;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
 };
 
 // A head dim the kernel is compiled for, and the dynamic shared memory one CTA asks for there.
@@ -67,6 +71,8 @@ struct FusedForwardKernel {
   FusedKernelLimits limits;
   // cudaErrorInvalidValue where broken_limit() is not none, else the launch's cudaGetLastError().
   cudaError_t (*launch)(const FusedForward& forward);
+  // The workspace a launch of `shape` on the current device needs; null: none.
+  std::size_t (*workspace_bytes)(const AttentionShape& shape) = nullptr;
 };
 
 }  // namespace sdpa

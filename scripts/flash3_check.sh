@@ -38,6 +38,11 @@ timeout 90 $tool --backend flash3:all --batch 34 --heads 4 --kv-heads 2 --seq 10
   --head-dim 64,128 --dtype bf16 "${quick[@]}" --case-timeout 20 --columns backend,shape,causal,verified,status 2>&1 |
   grep -E "^flash3" | awk '{print $NF}' | sort | uniq -c
 
+echo "== quick check, every schedule, not causal: persistent grids split the last round's tiles"
+timeout 90 $tool --backend flash3:all --batch 3 --heads 4 --kv-heads 2 --seq 300,1000 --seq-kv 4097 \
+  --no-causal --head-dim 64,128 "${quick[@]}" --case-timeout 20 --columns backend,shape,causal,verified,status 2>&1 |
+  grep -E "^flash3" | awk '{print $NF}' | sort | uniq -c
+
 echo "== fused GPU tests"
 timeout 120 build/tests/sdpa_gpu_tests --gtest_filter='FusedBackends.*' >"$out/gpu_tests.log" 2>&1
 echo "tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |Failure|Expected|Which is" "$out/gpu_tests.log" | head -20
@@ -49,11 +54,17 @@ if [ "${BENCH:-1}" = 1 ]; then
 fi
 
 if [ "${SANITIZE:-0}" = 1 ]; then
-  for tool_name in memcheck racecheck synccheck; do
-    timeout "${SANITIZE_TIMEOUT:-60}" compute-sanitizer --tool "$tool_name" --error-exitcode 99 $tool \
-      --backend "${SANITIZE_BACKENDS:-flash3:all}" --batch "${SANITIZE_BATCH:-34}" --heads 4 --kv-heads 2 --seq 17,130 \
-      --seq-kv 130 --head-dim 64,128 --dtype bf16 "${quick[@]}" >"$out/sanitize-$tool_name.log" 2>&1
-    echo "$tool_name rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool_name.log" | head -2 | tr '\n' ' ')"
+  # Causal odd sizes, then non-causal ones whose persistent grids split tiles along the keys.
+  shapes=("causal:--batch ${SANITIZE_BATCH:-34} --seq 17,130 --seq-kv 130"
+          "split:--batch 3 --seq 300 --seq-kv 4097 --no-causal")
+  for shape in "${shapes[@]}"; do
+    for tool_name in memcheck racecheck synccheck; do
+      log="$out/sanitize-${shape%%:*}-$tool_name.log"
+      timeout "${SANITIZE_TIMEOUT:-60}" compute-sanitizer --tool "$tool_name" --error-exitcode 99 $tool \
+        --backend "${SANITIZE_BACKENDS:-flash3:all}" --heads 4 --kv-heads 2 ${shape#*:} \
+        --head-dim 64,128 --dtype bf16 "${quick[@]}" >"$log" 2>&1
+      echo "${shape%%:*} $tool_name rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | head -2 | tr '\n' ' ')"
+    done
   done
 fi
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "gpu/check.h"
+#include "gpu/device_buffer.h"
 #include "gpu/problem_shape.h"
 
 namespace sdpa {
@@ -12,19 +13,25 @@ class FusedBackend final : public Backend {
  public:
   explicit FusedBackend(const FusedForwardKernel& kernel) : kernel_(kernel) {}
 
-  void prepare(const Problem& problem, cudaStream_t) override {
+  void prepare(const Problem& problem, cudaStream_t stream) override {
     shape_ = attention_shape(problem);
     dtype_ = problem.dtype;
+    if (kernel_.workspace_bytes == nullptr) return;
+    workspace_ = DeviceBuffer(kernel_.workspace_bytes(shape_));
+    if (workspace_.bytes() > 0)
+      SDPA_CHECK_CUDA(cudaMemsetAsync(workspace_.get(), 0, workspace_.bytes(), stream));
   }
 
   void run(const AttentionTensors& t, cudaStream_t stream) override {
-    SDPA_CHECK_CUDA(kernel_.launch({dtype_, shape_, t.q, t.k, t.v, t.o, stream}));
+    SDPA_CHECK_CUDA(kernel_.launch(
+        {dtype_, shape_, t.q, t.k, t.v, t.o, stream, workspace_.get(), workspace_.bytes()}));
   }
 
  private:
   const FusedForwardKernel& kernel_;
   AttentionShape shape_{};
   DType dtype_ = DType::bf16;
+  DeviceBuffer workspace_;
 };
 
 // "64, 128" with sep ", ", or "64 and 128" with last_sep " and ".
@@ -61,6 +68,10 @@ std::optional<std::string> shape_reason(FusedLimit broken, const FusedKernelLimi
 
 std::unique_ptr<Backend> make_fused_backend(const FusedForwardKernel& kernel) {
   return std::make_unique<FusedBackend>(kernel);
+}
+
+std::size_t fused_workspace_bytes(const FusedForwardKernel& kernel, const Problem& p) {
+  return kernel.workspace_bytes == nullptr ? 0 : kernel.workspace_bytes(attention_shape(p));
 }
 
 std::optional<std::string> fused_unsupported(const FusedKernelLimits& limits, const Problem& p,

@@ -1,5 +1,5 @@
-// The one way to declare a backend that is one of our fused kernels: one launch per forward, no
-// workspace, and what `list` prints and unsupported() answers read from the kernel's limits
+// The one way to declare a backend that is one of our fused kernels: one launch per forward, the
+// workspace its kernel asks for allocated and zeroed in prepare(), and what `list` prints and unsupported() answers read from the kernel's limits
 // (kernels/fused_forward.h), the same limits its launcher checks.
 #pragma once
 
@@ -15,6 +15,7 @@
 namespace sdpa {
 
 std::unique_ptr<Backend> make_fused_backend(const FusedForwardKernel& kernel);
+std::size_t fused_workspace_bytes(const FusedForwardKernel& kernel, const Problem& p);
 std::optional<std::string> fused_unsupported(const FusedKernelLimits& limits, const Problem& p,
                                              const DeviceInfo& device);
 
@@ -39,7 +40,7 @@ BackendEntry fused_backend_entry(std::string_view name, std::string_view summary
           [](const Problem& p, const DeviceInfo& device) {
             return fused_unsupported(kKernel.limits, p, device);
           },
-      .workspace_bytes = [](const Problem&) -> std::size_t { return 0; },
+      .workspace_bytes = [](const Problem& p) { return fused_workspace_bytes(kKernel, p); },
       .create = [](const std::string&) { return make_fused_backend(kKernel); },
   };
 }

@@ -49,6 +49,11 @@ std::optional<std::string> cannot_run(const BackendEntry& entry, const Problem& 
   return entry.unsupported(p, device);
 }
 
+std::string verification_errors(const Verification& v) {
+  return fmt::format("rel L2 {:.2e} (tolerance {:.1e}), max abs {:.2e} (tolerance {:.2e}), {} non-finite outputs",
+                     v.rel_l2_error, v.rel_l2_tolerance, v.max_abs_error, v.max_abs_tolerance, v.non_finite);
+}
+
 CaseResult run_case(const BackendEntry& entry, const std::string& variant, const Problem& p,
                     const DeviceInfo& device, ProblemData& data, cudaStream_t stream,
                     const TimingOptions& timing, std::size_t free_before_problem, CuptiSession* profiler,
@@ -87,15 +92,14 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
   SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
   // Inputs, reference and whatever the backend and its libraries allocated up to the first call.
   r.measured_bytes = free_before_problem - std::min(free_before_problem, free_device_memory());
-  r.verification = verify_output(p.dtype, data.o.get(), data.reference.as<float>(), p.q_elements(),
-                                 data.sums.as<ErrorSums>(), stream);
+  const auto verify = [&] {
+    return verify_output(p.dtype, data.o.get(), data.reference.as<float>(), p.q_elements(),
+                         data.sums.as<ErrorSums>(), stream);
+  };
+  r.verification = verify();
   if (!r.verification->passed) {
     r.status = CaseStatus::failed;
-    r.reason = fmt::format("verification failed: rel L2 {:.2e} (tolerance {:.1e}), max abs {:.2e} "
-                           "(tolerance {:.2e}), {} non-finite outputs",
-                           r.verification->rel_l2_error, r.verification->rel_l2_tolerance,
-                           r.verification->max_abs_error, r.verification->max_abs_tolerance,
-                           r.verification->non_finite);
+    r.reason = fmt::format("verification failed: {}", verification_errors(*r.verification));
     return r;
   }
   if (profiler != nullptr)
@@ -104,6 +108,16 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
   r.timing = time_forward(forward, stream, timing, device);
   r.host->per_call_us = host_us_per_call(forward, stream, kHostCostCalls);
   r.host->calls = kHostCostCalls;
+  // Once more after every timed forward, into a poisoned O: state a backend keeps across launches
+  // (workspaces, counters of a persistent grid) must leave the last forward as right as the first.
+  SDPA_CHECK_CUDA(launch_poison(p.dtype, data.o.get(), p.q_elements(), stream));
+  forward(stream);
+  if (const Verification again = verify(); !again.passed) {
+    r.status = CaseStatus::failed;
+    r.reason = fmt::format("verification failed after the timing pass (the first forward passed): {}",
+                           verification_errors(again));
+    return r;
+  }
   // The counter pass after the timing pass: its replays (and the power they draw under the
   // 700 W cap) cannot shift the clock the case's own samples ran at.
   if (r.profile && counters != nullptr) {
