@@ -56,7 +56,6 @@ std::size_t workspace_bytes(const AttentionShape& s) {
     constexpr int D = decltype(d)::value;
     const auto need = [&](auto config) {
       using Traits = typename decltype(config)::Traits;
-      if constexpr (!Traits::kSplitsTail) return std::size_t{0};
       return flash3::tail_split_bytes(s, Traits::kBlockM, Traits::kBlockN, max_grid);
     };
     return std::max({need(Flash3FwdConfig<D, Flash3Schedule::serial>{}),

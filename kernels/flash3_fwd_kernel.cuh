@@ -283,7 +283,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
                                  (bh % per_batch) / static_cast<uint32_t>(group)),
                 (kv_end + kBlockN - 1) / kBlockN};
   };
-  constexpr bool kSplitsTail = !kCausal && Traits::kSplitsTail;
+  constexpr bool kSplitsTail = !kCausal;
   const auto unit_at = [&](int64_t index) {
     if constexpr (!kSplitsTail) return tile_at(index);
     const auto u = static_cast<uint32_t>(index);
@@ -554,13 +554,22 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
       if (tw == 0) tma_store_wait_read();
       named_barrier_sync(1 + cw, 128);
     }
+    // With three consumers the staging addresses, hoisted out of the tile loop, were spilled
+    // across it once the split's combine was there too: they are made anew for each tile.
+    int g_o = g;
+    int t_o = t;
+    if constexpr (Traits::kConsumerWGs == 3) {
+      const int lane_o = static_cast<int>(lane_id_here());
+      g_o = lane_o / 4;
+      t_o = lane_o % 4;
+    }
 #pragma unroll
     for (int j = 0; j < D / 8; ++j)
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        const int row = warp * 16 + g + half * 8;  // row % 8 == g
+        const int row = warp * 16 + g_o + half * 8;  // row % 8 == g
         const uint32_t addr = o_wg + (j / 8) * kQColBytes + row * 128 +
-                              (((j % 8) ^ g) * 16) + t * 4;
+                              (((j % 8) ^ g_o) * 16) + t_o * 4;
         store_shared_u32(addr, pack2<T>(acc_o[4 * j + 2 * half] * inv[half],
                                         acc_o[4 * j + 2 * half + 1] * inv[half]));
       }
@@ -614,10 +623,9 @@ cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
   const AttentionShape& s = f.shape;
   // A persistent grid splits the tiles of its last round (flash3_tail_split.cuh).
   const int64_t max_grid = std::min(sms, kMaxPersistentCtas);
-  const TailSplitPlan plan =
-      kPersistent && Traits::kSplitsTail
-          ? plan_tail_split(s, Traits::kBlockM, Traits::kBlockN, max_grid)
-          : TailSplitPlan{1, n_tiles, n_tiles, kPersistent ? std::min(n_tiles, max_grid) : n_tiles};
+  const TailSplitPlan plan = kPersistent
+                                 ? plan_tail_split(s, Traits::kBlockM, Traits::kBlockN, max_grid)
+                                 : TailSplitPlan{1, n_tiles, n_tiles, n_tiles};
   if (plan.units > INT32_MAX) return cudaErrorInvalidValue;
   if (plan.splits > 1 &&
       (f.workspace == nullptr ||

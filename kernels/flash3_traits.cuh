@@ -44,10 +44,6 @@ struct Flash3FwdTraits {
   // 1024 bytes of slack: the swizzle atoms must start 1024-aligned.
   static constexpr int kSmemBytes =
       1024 + (kQSlots + 1) * kQBytes + 2 * kStages * kTileBytes + kBarrierBytes;
-  // Whether a persistent grid splits its last round's tiles (flash3_tail_split.cuh) when not
-  // causal: not with three consumers, whose 160 registers leave no room for the parts' combine
-  // (88 bytes spilled in the overlapped kernel).
-  static constexpr bool kSplitsTail = kConsumerWGs == 2;
 
   static_assert(kHeadDim == 64 || kHeadDim == 128, "wgmma_rs is written for N = 64 and 128");
   static_assert(kBlockN == 128, "S = Q K^T is one m64n128 wgmma per k16 step");

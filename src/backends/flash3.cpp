@@ -16,8 +16,7 @@ namespace {
 constexpr std::string_view kSummary =
     "fused, FlashAttention-3 design: TMA into a K/V ring, wgmma, a producer warpgroup and two or "
     "three consumer warpgroups; variants: the consumers' schedules (serial, overlap, pingpong), "
-    "each also with a persistent grid (not causal, with two consumers: the last round's tiles "
-    "split along the keys)";
+    "each also with a persistent grid (not causal: the last round's tiles split along the keys)";
 
 #ifdef SDPA_HAVE_FLASH3
 // The schedules as variants (flash3:all), named as in kernels/flash3_fwd.h; without one, each
