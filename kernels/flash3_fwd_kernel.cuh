@@ -9,7 +9,8 @@
 // O += P V (V read transposed from shared memory), then O normalised, staged in the warpgroup's
 // rows of an O tile and written by a TMA store that clips rows past the sequence. Q has two
 // slots, so the next tile's Q loads while the consumers still work on this one, and an O store
-// is waited for only when the next one needs its staging rows.
+// is waited for only when the next one needs its staging rows. A persistent non-causal grid
+// splits the tiles of its last round along the keys (flash3_tail_split.cuh).
 #pragma once
 
 #include <cuda.h>
