@@ -113,9 +113,13 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
   SDPA_CHECK_CUDA(launch_poison(p.dtype, data.o.get(), p.q_elements(), stream));
   forward(stream);
   if (const Verification again = verify(); !again.passed) {
+    // No figure of a kernel that turned wrong is reported: the case is failed, as if untimed.
     r.status = CaseStatus::failed;
     r.reason = fmt::format("verification failed after the timing pass (the first forward passed): {}",
                            verification_errors(again));
+    r.verification = again;
+    r.timing.reset();
+    r.profile.reset();
     return r;
   }
   // The counter pass after the timing pass: its replays (and the power they draw under the
