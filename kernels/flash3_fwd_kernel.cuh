@@ -630,8 +630,8 @@ cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
   if (plan.units > INT32_MAX) return cudaErrorInvalidValue;
   if (plan.splits > 1 &&
       (f.workspace == nullptr ||
-       f.workspace_bytes < tail_split_bytes(s, Traits::kBlockM, Traits::kBlockN, max_grid)))
-    return cudaErrorInvalidValue;  // the caller gave less than flash3_workspace_bytes()
+       f.workspace_bytes < tail_split_layout(max_grid, Traits::kBlockM, kHeadDim).total()))
+    return cudaErrorInvalidValue;  // less than the kernel's workspace_bytes() asks for
   const TailSplit split =
       tail_split_in(f.workspace, f.o, plan, max_grid, Traits::kBlockM, kHeadDim);
   const int64_t grid = plan.grid;

@@ -29,12 +29,17 @@ struct TailSplit {
   int splits = 1;  // 1: no tile is split
 };
 
+// Tiles the last round of n_tiles on `grid` CTAs runs: 1 .. grid.
+inline int64_t last_round_tiles(int64_t n_tiles, int64_t grid) {
+  return n_tiles - (n_tiles - 1) / grid * grid;
+}
+
 // Units a tile of the last round becomes (1: none split) for n_tiles tiles of n_blocks key blocks
 // on a persistent grid of at most `grid` CTAs.
 inline int tail_splits(int64_t n_tiles, int64_t grid, int n_blocks, bool causal) {
   if (causal || n_tiles < 1 || grid < 1) return 1;
-  const int64_t last_round = n_tiles - (n_tiles - 1) / grid * grid;  // 1 .. grid tiles
-  const int64_t ways = std::min<int64_t>({grid / last_round, kMaxSplits, n_blocks / kMinSplitBlocks});
+  const int64_t ways = std::min<int64_t>(
+      {grid / last_round_tiles(n_tiles, grid), kMaxSplits, n_blocks / kMinSplitBlocks});
   return static_cast<int>(std::max<int64_t>(ways, 1));
 }
 
@@ -50,7 +55,7 @@ inline TailSplitPlan plan_tail_split(const AttentionShape& s, int block_m, int b
   const int64_t n_tiles = (s.seq_q + block_m - 1) / block_m * s.batch * s.heads;
   const auto n_blocks = static_cast<int>((s.seq_kv + block_n - 1) / block_n);
   const int splits = tail_splits(n_tiles, max_grid, n_blocks, s.causal);
-  const int64_t first_unit = splits > 1 ? n_tiles - (n_tiles - (n_tiles - 1) / max_grid * max_grid) : n_tiles;
+  const int64_t first_unit = splits > 1 ? n_tiles - last_round_tiles(n_tiles, max_grid) : n_tiles;
   const int64_t units = first_unit + (n_tiles - first_unit) * splits;
   return {splits, first_unit, units, std::min(units, max_grid)};
 }

@@ -1,6 +1,7 @@
 // The one way to declare a backend that is one of our fused kernels: one launch per forward, the
-// workspace its kernel asks for allocated and zeroed in prepare(), and what `list` prints and unsupported() answers read from the kernel's limits
-// (kernels/fused_forward.h), the same limits its launcher checks.
+// workspace its kernel asks for allocated and zeroed in prepare(), and what `list` prints and
+// unsupported() answers read from the kernel's limits (kernels/fused_forward.h), the same limits
+// its launcher checks.
 #pragma once
 
 #include <cstddef>

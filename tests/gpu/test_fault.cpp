@@ -21,17 +21,9 @@ class IllegalAddressBackend final : public Backend {
 };
 
 const BackendEntry& illegal_address_entry() {
-  static const BackendEntry entry{
-      .name = "test-illegal-address",
-      .summary = "writes through a bad pointer",
-      .dtypes = "bf16",
-      .head_dims = "any",
-      .archs = "any",
-      .not_built_reason = "",
-      .unsupported = [](const Problem&, const DeviceInfo&) -> std::optional<std::string> { return std::nullopt; },
-      .workspace_bytes = [](const Problem&) -> std::size_t { return 0; },
-      .create = [](const std::string&) -> std::unique_ptr<Backend> { return std::make_unique<IllegalAddressBackend>(); },
-  };
+  static const BackendEntry entry = test_backend_entry(
+      "test-illegal-address", "writes through a bad pointer",
+      [](const std::string&) -> std::unique_ptr<Backend> { return std::make_unique<IllegalAddressBackend>(); });
   return entry;
 }
 

@@ -25,17 +25,10 @@ class RightOnceBackend final : public Backend {
 };
 
 const BackendEntry& right_once_entry() {
-  static const BackendEntry entry{
-      .name = "test-right-once",
-      .summary = "right on its first forward only",
-      .dtypes = "bf16",
-      .head_dims = "any",
-      .archs = "any",
-      .not_built_reason = "",
-      .unsupported = [](const Problem&, const DeviceInfo&) -> std::optional<std::string> { return std::nullopt; },
-      .workspace_bytes = find_backend("naive-inplace")->workspace_bytes,
-      .create = [](const std::string&) -> std::unique_ptr<Backend> { return std::make_unique<RightOnceBackend>(); },
-  };
+  static const BackendEntry entry = test_backend_entry(
+      "test-right-once", "right on its first forward only",
+      [](const std::string&) -> std::unique_ptr<Backend> { return std::make_unique<RightOnceBackend>(); },
+      find_backend("naive-inplace")->workspace_bytes);
   return entry;
 }
 
