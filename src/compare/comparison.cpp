@@ -82,6 +82,18 @@ void compare_dram_bytes(const CaseResult& base, const CaseResult& next, double t
   c.regression = true;
 }
 
+// Times that cannot be compared: every sample of a run ran under the throttle threshold.
+std::string untrusted_timing(const CaseResult& base, const CaseResult& next) {
+  const auto throttled = [](const char* run, const TimingStats& t) {
+    return fmt::format("every sample of the {} run ran throttled (SM clock {:.0f} of {:.0f} MHz): its time is not to be "
+                       "trusted",
+                       run, t.sm_clock_mhz, t.sm_clock_peak_mhz);
+  };
+  if (base.timing->all_throttled) return throttled("base", *base.timing);
+  if (next.timing->all_throttled) return throttled("new", *next.timing);
+  return {};
+}
+
 CaseComparison compare_case(const CaseResult& base, const CaseResult& next, double threshold, bool strict_clock) {
   CaseComparison c;
   c.backend = next.backend;
@@ -108,6 +120,13 @@ CaseComparison compare_case(const CaseResult& base, const CaseResult& next, doub
     c.kind = RegressionKind::structure;
     c.note = structure;
     compare_dram_bytes(base, next, threshold, c);
+    return c;
+  }
+  if (const std::string why = untrusted_timing(base, next); !why.empty()) {
+    c.verdict = Verdict::not_comparable;
+    c.note = why;
+    c.regression = strict_clock;
+    if (c.regression) c.kind = RegressionKind::time;
     return c;
   }
   if (std::abs(c.change) < threshold) {

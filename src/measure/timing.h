@@ -29,6 +29,18 @@ struct TimingOptions {
   const Nvml* nvml = nullptr;
 };
 
+// One timed sample: the forward's GPU time, and the SM clock read just before it (0: unknown).
+struct TimedSample {
+  double ms = 0;
+  double sm_clock_mhz = 0;
+};
+
+// The sampling loop of time_forward over any source of samples: samples under the throttle
+// threshold of `peak_clock_mhz` are dropped and counted; when every sample ran throttled they
+// are the case's times, marked all_throttled and never converged.
+TimingStats collect_samples(const std::function<TimedSample()>& take, const TimingOptions& options,
+                            double peak_clock_mhz);
+
 TimingStats time_forward(const std::function<void(cudaStream_t)>& forward, cudaStream_t stream,
                          const TimingOptions& options, const DeviceInfo& device);
 

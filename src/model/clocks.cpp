@@ -103,6 +103,10 @@ std::vector<Finding> clock_findings(const TimingStats& t) {
   }
   text += fmt::format("; ~{:.3f} ms at the peak clock (estimate, if compute-bound)",
                       clock_normalized_ms(t));
+  if (t.all_throttled)
+    text += fmt::format("; every one of its {} samples ran throttled, so none could be dropped: its times are not to be "
+                        "trusted",
+                        t.samples);
   return {Finding{"low-clock", text}};
 }
 

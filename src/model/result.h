@@ -50,6 +50,9 @@ struct TimingStats {
   bool interrupted = false;    // sampling cut short by a stop request (Ctrl-C, SIGTERM)
   bool cold_cache = true;      // L2 flushed before each sample (false with --hot)
   int throttled_dropped = 0;   // samples dropped because the SM clock was under the threshold
+  // Every sample ran under the threshold: they are the times, not converged and not to be trusted
+  // (sm_clock_mhz is then their median clock).
+  bool all_throttled = false;
   double sm_clock_mhz = 0;     // median SM clock over the kept samples
   double sm_clock_peak_mhz = 0;  // the device's peak SM clock, which the samples were held against
   std::optional<PowerSummary> power;  // what NVML read during the samples; none without NVML

@@ -132,6 +132,7 @@ json timing_to_json(const TimingStats& t) {
               {"interrupted", t.interrupted},
               {"cold_cache", t.cold_cache},
               {"throttled_dropped", t.throttled_dropped},
+              {"all_throttled", t.all_throttled},
               {"sm_clock_mhz", t.sm_clock_mhz},
               {"sm_clock_peak_mhz", t.sm_clock_peak_mhz}};
   // An estimate (the median at the peak SM clock, for a compute-bound kernel); not read back.
@@ -160,6 +161,7 @@ TimingStats timing_from_json(const JsonFields& t) {
   s.interrupted = t.boolean_or("interrupted", false);
   s.cold_cache = t.boolean_or("cold_cache", false);
   s.throttled_dropped = static_cast<int>(t.integer_or("throttled_dropped", 0, 0, INT32_MAX));
+  s.all_throttled = t.boolean_or("all_throttled", false);
   s.sm_clock_mhz = t.number_or("sm_clock_mhz", 0.0, 0, 100000);
   s.sm_clock_peak_mhz = t.number_or("sm_clock_peak_mhz", 0.0, 0, 100000);  // older files: the device's, filled in below
   if (t.has("power")) s.power = power_from_json(t.object("power"));
