@@ -93,7 +93,7 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
   // Inputs, reference and whatever the backend and its libraries allocated up to the first call.
   r.measured_bytes = free_before_problem - std::min(free_before_problem, free_device_memory());
   const auto verify = [&] {
-    return verify_output(p.dtype, data.o.get(), data.reference.as<float>(), p.q_elements(),
+    return verify_output(p.dtype, p.seq_kv, data.o.get(), data.reference.as<float>(), p.q_elements(),
                          data.sums.as<ErrorSums>(), stream);
   };
   r.verification = verify();

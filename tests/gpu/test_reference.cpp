@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <random>
+#include <vector>
 
 #include "gpu/check.h"
 #include "gpu/device_buffer.h"
@@ -95,19 +96,38 @@ TEST(Verification, CatchesUnwrittenAndWrongOutputs) {
 
   // The reference itself, rounded to bf16, passes.
   SDPA_CHECK_CUDA(launch_cast_from_float(p.dtype, c.ref.as<float>(), out.get(), n, c.stream.get()));
-  EXPECT_TRUE(verify_output(p.dtype, out.get(), c.ref.as<float>(), n, sums.as<ErrorSums>(), c.stream.get()).passed);
+  EXPECT_TRUE(verify_output(p.dtype, p.seq_kv, out.get(), c.ref.as<float>(), n, sums.as<ErrorSums>(), c.stream.get()).passed);
 
   // One element left poisoned fails.
   SDPA_CHECK_CUDA(launch_poison(p.dtype, out.as<char>() + 2 * (n - 1), 1, c.stream.get()));
-  const Verification poisoned = verify_output(p.dtype, out.get(), c.ref.as<float>(), n, sums.as<ErrorSums>(), c.stream.get());
+  const Verification poisoned = verify_output(p.dtype, p.seq_kv, out.get(), c.ref.as<float>(), n, sums.as<ErrorSums>(), c.stream.get());
   EXPECT_FALSE(poisoned.passed);
   EXPECT_EQ(poisoned.non_finite, 1u);
+
+  // One row of the output off by 0.1 (a wrong tile edge, say): under the old flat 0.25 bound it
+  // passed; the error model's bound catches it.
+  SDPA_CHECK_CUDA(launch_cast_from_float(p.dtype, c.ref.as<float>(), out.get(), n, c.stream.get()));
+  DeviceBuffer shifted(static_cast<std::size_t>(n) * sizeof(float));
+  SDPA_CHECK_CUDA(cudaMemcpyAsync(shifted.get(), c.ref.get(), static_cast<std::size_t>(n) * sizeof(float),
+                                  cudaMemcpyDeviceToDevice, c.stream.get()));
+  std::vector<float> row(static_cast<std::size_t>(p.head_dim));
+  SDPA_CHECK_CUDA(cudaMemcpyAsync(row.data(), shifted.as<float>() + n - p.head_dim, row.size() * sizeof(float),
+                                  cudaMemcpyDeviceToHost, c.stream.get()));
+  SDPA_CHECK_CUDA(cudaStreamSynchronize(c.stream.get()));
+  for (float& x : row) x += 0.1f;
+  SDPA_CHECK_CUDA(cudaMemcpy(shifted.as<float>() + n - p.head_dim, row.data(), row.size() * sizeof(float),
+                             cudaMemcpyHostToDevice));
+  SDPA_CHECK_CUDA(launch_cast_from_float(p.dtype, shifted.as<float>(), out.get(), n, c.stream.get()));
+  const Verification one_row = verify_output(p.dtype, p.seq_kv, out.get(), c.ref.as<float>(), n, sums.as<ErrorSums>(),
+                                             c.stream.get());
+  EXPECT_FALSE(one_row.passed) << "max abs " << one_row.max_abs_error;
+  EXPECT_GT(one_row.max_abs_error, 0.05);
 
   // Scaled by 1.1 everywhere: finite but wrong.
   DeviceBuffer scaled(static_cast<std::size_t>(n) * sizeof(float));
   SDPA_CHECK_CUDA(launch_scale_float(c.ref.as<float>(), scaled.as<float>(), n, 1.1f, c.stream.get()));
   SDPA_CHECK_CUDA(launch_cast_from_float(p.dtype, scaled.as<float>(), out.get(), n, c.stream.get()));
-  EXPECT_FALSE(verify_output(p.dtype, out.get(), c.ref.as<float>(), n, sums.as<ErrorSums>(), c.stream.get()).passed);
+  EXPECT_FALSE(verify_output(p.dtype, p.seq_kv, out.get(), c.ref.as<float>(), n, sums.as<ErrorSums>(), c.stream.get()).passed);
 }
 
 }  // namespace
