@@ -19,5 +19,8 @@ steps = doc["jobs"]["sdpa-prof"]["steps"]
 names = [s.get("name", s.get("uses", "")) for s in steps]
 assert any("compare" in s.get("run", "") for s in steps), names
 assert "self-hosted" in doc["jobs"]["sdpa-prof"]["runs-on"], doc["jobs"]["sdpa-prof"]["runs-on"]
+import re
+labels = [m.group(1) for s in steps for m in re.finditer(r"ctest .*-L '([^']*)'", s.get("run", ""))]
+assert any("gpu" in l.split("|") for l in labels), f"no step runs the gpu label on the GPU runner: {labels}"
 print("workflow ok:", names)
 PY

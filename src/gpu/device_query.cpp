@@ -33,13 +33,27 @@ std::size_t loaded_cudnn_version() {
 
 }  // namespace
 
+bool no_cuda_device_present() {
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (driver == nullptr) return true;
+  dlclose(driver);
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  return err == cudaErrorNoDevice || (err == cudaSuccess && count == 0);
+}
+
 bool query_device(int ordinal, DeviceInfo& info, std::string& error) {
   int count = 0;
   if (const cudaError_t err = cudaGetDeviceCount(&count); err != cudaSuccess || count == 0) {
-    error = err == cudaSuccess
-                ? "no CUDA GPU is visible (check CUDA_VISIBLE_DEVICES and nvidia-smi)"
-                : fmt::format("no usable CUDA GPU: {} ({}); is the NVIDIA driver installed and loaded?",
-                              cudaGetErrorString(err), cudaGetErrorName(err));
+    if (no_cuda_device_present())
+      error = fmt::format("{}: {}", kNoDevicePresent,
+                          err == cudaErrorInsufficientDriver
+                              ? "the NVIDIA driver (libcuda.so.1) is not installed"
+                              : "none is visible (check CUDA_VISIBLE_DEVICES and nvidia-smi)");
+    else
+      error = fmt::format("the CUDA driver failed: {} ({}); is the NVIDIA driver installed and loaded, and as new as the "
+                          "CUDA runtime?",
+                          cudaGetErrorString(err), cudaGetErrorName(err));
     return false;
   }
   if (ordinal < 0 || ordinal >= count) {

@@ -9,8 +9,15 @@
 namespace sdpa {
 
 
-// Returns false with a sentence in `error` when no usable GPU or driver is present.
+// Returns false with a sentence in `error` when no usable GPU or driver is present. When none is
+// present at all, the sentence starts with kNoDevicePresent.
 bool query_device(int ordinal, DeviceInfo& info, std::string& error);
+
+// True when this machine has no CUDA device: no NVIDIA driver library, or none visible. False on
+// a machine with a device whose driver or runtime fails: that is an error, not an absence.
+bool no_cuda_device_present();
+
+inline constexpr const char* kNoDevicePresent = "no CUDA GPU is present";
 
 // Free device memory right now, in bytes.
 std::size_t free_device_memory();

@@ -1,6 +1,8 @@
 // Shared by the GPU tests.
 #pragma once
 
+#include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -9,6 +11,31 @@
 #include "measure/timing.h"
 
 namespace sdpa {
+
+// Whether SDPA_TEST_EXPECT_ABSENT (a comma-separated list: nvml, cupti, cudnn) names `library` as
+// absent on this GPU machine by design.
+inline bool absence_expected(std::string_view library) {
+  const char* list = std::getenv("SDPA_TEST_EXPECT_ABSENT");
+  if (list == nullptr) return false;
+  const std::string_view names = list;
+  for (std::size_t begin = 0; begin <= names.size();) {
+    const std::size_t end = std::min(names.find(',', begin), names.size());
+    if (names.substr(begin, end - begin) == library) return true;
+    begin = end + 1;
+  }
+  return false;
+}
+
+// A library a GPU machine should have: when it will not open the test fails, unless
+// SDPA_TEST_EXPECT_ABSENT names it; then the test is skipped with the library's reason.
+#define SDPA_REQUIRE_LIBRARY(opened, library, why)                                                   \
+  do {                                                                                              \
+    if (!(opened)) {                                                                                \
+      if (::sdpa::absence_expected(library)) GTEST_SKIP() << library << " is expected absent: " << (why); \
+      FAIL() << library << " will not open on this GPU machine: " << (why)                          \
+             << " (SDPA_TEST_EXPECT_ABSENT=" << library << " names an absence by design)";         \
+    }                                                                                               \
+  } while (0)
 
 // Correctness tests time nothing worth reading: one sample, no warm-up, no L2 flush.
 inline TimingOptions one_sample_timing() {

@@ -1,10 +1,15 @@
-// Every built backend against the reference on fresh random inputs, odd sizes included.
+// Every built backend against the reference on fresh random inputs, odd sizes included, and every
+// variant of the backends that have them (flash3's schedules, cuDNN's engine configs). Each test
+// counts the cases it verified per backend against what that backend must run on this device.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include <fmt/format.h>
 
+#include "backends/cudnn.h"
+#include "backends/flash3.h"
 #include "gpu_test_support.h"
 #include "run/runner.h"
 
@@ -13,22 +18,26 @@ namespace {
 
 uint64_t fresh_seed() { return std::random_device{}(); }
 
+Problem problem(int64_t batch, int64_t heads, int64_t kv_heads, int64_t sq, int64_t skv, int64_t d, DType dtype,
+                bool causal) {
+  Problem p;
+  p.batch = batch;
+  p.heads = heads;
+  p.kv_heads = kv_heads;
+  p.seq_q = sq;
+  p.seq_kv = skv;
+  p.head_dim = d;
+  p.dtype = dtype;
+  p.causal = causal;
+  return p;
+}
+
 std::vector<Problem> correctness_problems() {
   std::vector<Problem> problems;
   for (const DType dtype : {DType::bf16, DType::fp16})
     for (const bool causal : {false, true})
       for (const int64_t d : {64, 128})
-        for (const int64_t s : {1, 17, 1000, 1024, 4097}) {
-          Problem p;
-          p.batch = 2;
-          p.heads = 2;
-          p.kv_heads = 2;
-          p.seq_q = p.seq_kv = s;
-          p.head_dim = d;
-          p.dtype = dtype;
-          p.causal = causal;
-          problems.push_back(p);
-        }
+        for (const int64_t s : {1, 17, 1000, 1024, 4097}) problems.push_back(problem(2, 2, 2, s, s, d, dtype, causal));
   return problems;
 }
 
@@ -36,50 +45,133 @@ std::vector<Problem> correctness_problems() {
 std::vector<Problem> uneven_problems() {
   std::vector<Problem> problems;
   for (const bool causal : {false, true})
-    for (const auto& [sq, skv] : {std::pair<int64_t, int64_t>{17, 1000}, {1000, 17}, {127, 64}}) {
-      Problem p;
-      p.batch = 1;
-      p.heads = 8;
-      p.kv_heads = 2;
-      p.seq_q = sq;
-      p.seq_kv = skv;
-      p.head_dim = 64;
-      p.dtype = DType::bf16;
-      p.causal = causal;
-      problems.push_back(p);
-    }
+    for (const auto& [sq, skv] : {std::pair<int64_t, int64_t>{17, 1000}, {1000, 17}, {127, 64}})
+      problems.push_back(problem(1, 8, 2, sq, skv, 64, DType::bf16, causal));
   return problems;
 }
 
-void expect_all_verified(const std::vector<Problem>& problems) {
+// Whether `backend` must run every problem of these tests (head dims 64 and 128, bf16 and fp16)
+// on `device`: stated here, apart from the backends' own support checks, so that a check that
+// declines too much (a library that failed to load) fails the test instead of skipping.
+bool must_run(std::string_view backend, const DeviceInfo& device) {
+  if (backend.starts_with("flash3")) return device.arch() == 90;
+  if (backend.starts_with("cudnn")) return !absence_expected("cudnn");
+  return true;
+}
+
+// "cudnn" for "cudnn[eng2.cfg32]" and for "cudnn:all" (a choice its backend declined whole).
+std::string base_name(const std::string& case_name) { return case_name.substr(0, case_name.find_first_of("[:")); }
+
+// Runs `plan` once; every case must verify or be declined by its backend for a reason this
+// device explains. Returns the verified cases per case name.
+std::map<std::string, int> verify_all(const SweepPlan& plan) {
+  DeviceInfo device;
+  std::string error;
+  EXPECT_TRUE(query_device(0, device, error)) << error;
+  const uint64_t seed = fresh_seed();
+  const auto results = run_sweep(plan, device, seed, one_sample_timing(), [](const CaseResult&) {}).cases;
+  std::map<std::string, int> verified;
+  for (const CaseResult& r : results) {
+    SCOPED_TRACE(fmt::format("{} {} {} causal={} seed={}", r.backend, r.problem.shape_label(),
+                             dtype_name(r.problem.dtype), r.problem.causal, seed));
+    const BackendEntry& entry = *find_backend(base_name(r.backend));
+    if (!must_run(r.backend, device)) {
+      EXPECT_EQ(r.status, CaseStatus::skipped);
+      const auto why = entry.unsupported(r.problem, device);
+      EXPECT_TRUE(why.has_value());
+      if (why) {
+        EXPECT_EQ(r.reason, *why);
+      }
+      continue;
+    }
+    EXPECT_EQ(r.status, CaseStatus::ok) << r.reason;
+    if (r.status != CaseStatus::ok || !r.verification) continue;
+    EXPECT_TRUE(r.verification->passed);
+    EXPECT_EQ(r.verification->non_finite, 0u);
+    if (r.verification->passed && r.verification->non_finite == 0) ++verified[r.backend];
+  }
+  return verified;
+}
+
+void expect_every_backend_verified(const std::vector<Problem>& problems) {
   DeviceInfo device;
   std::string error;
   ASSERT_TRUE(query_device(0, device, error)) << error;
   SweepPlan plan{problems, {}};
   for (const BackendEntry& e : backend_registry())
     if (e.built()) plan.backends.push_back({&e, false});
-  const uint64_t seed = fresh_seed();
-  const auto results = run_sweep(plan, device, seed, one_sample_timing(), [](const CaseResult&) {}).cases;
-  ASSERT_EQ(results.size(), plan.problems.size() * plan.backends.size());
-  for (const CaseResult& r : results) {
-    SCOPED_TRACE(fmt::format("{} {} {} causal={} seed={}", r.backend, r.problem.shape_label(),
-                             dtype_name(r.problem.dtype), r.problem.causal, seed));
-    // A backend may decline a case only for the reason its own support check gives.
-    if (const auto why = find_backend(r.backend)->unsupported(r.problem, device)) {
-      EXPECT_EQ(r.status, CaseStatus::skipped);
-      EXPECT_EQ(r.reason, *why);
-      continue;
-    }
-    EXPECT_EQ(r.status, CaseStatus::ok) << r.reason;
-    ASSERT_TRUE(r.verification.has_value());
-    EXPECT_TRUE(r.verification->passed);
-    EXPECT_EQ(r.verification->non_finite, 0u);
+  const std::map<std::string, int> verified = verify_all(plan);
+  for (const BackendChoice& c : plan.backends) {
+    const std::string name(c.entry->name);
+    const int want = must_run(name, device) ? static_cast<int>(problems.size()) : 0;
+    EXPECT_EQ(verified.contains(name) ? verified.at(name) : 0, want) << name << ": cases verified";
   }
 }
 
-TEST(Backends, MatchReferenceOnOddAndEvenSizes) { expect_all_verified(correctness_problems()); }
+TEST(Backends, MatchReferenceOnOddAndEvenSizes) { expect_every_backend_verified(correctness_problems()); }
 
-TEST(Backends, MatchReferenceWithGroupedHeadsAndUnequalLengths) { expect_all_verified(uneven_problems()); }
+TEST(Backends, MatchReferenceWithGroupedHeadsAndUnequalLengths) { expect_every_backend_verified(uneven_problems()); }
+
+// A build with cuDNN must find it at run time: a libcudnn that fails to load would otherwise turn
+// every cudnn case into a skip.
+TEST(Backends, CudnnLoadsWhereTheBuildHasIt) {
+  const BackendEntry& cudnn = cudnn_backend_entry();
+  if (!cudnn.built()) GTEST_SKIP() << "built without cuDNN: " << cudnn.not_built_reason;
+  DeviceInfo device;
+  std::string error;
+  ASSERT_TRUE(query_device(0, device, error)) << error;
+  const auto why = cudnn.unsupported(problem(1, 1, 1, 64, 64, 64, DType::bf16, false), device);
+  SDPA_REQUIRE_LIBRARY(!why.has_value(), "cudnn", why.value_or(""));
+  EXPECT_GT(device.cudnn_version, 0u);
+}
+
+// Odd sizes for the variants: a single query, lengths off every tile, grouped heads with Sq != Skv,
+// and non-causal grids whose persistent schedules split their last round along the keys.
+std::vector<Problem> variant_problems() {
+  return {
+      problem(1, 2, 2, 1, 1, 64, DType::bf16, true),
+      problem(2, 4, 2, 17, 1000, 64, DType::bf16, true),
+      problem(2, 4, 4, 1000, 1000, 128, DType::fp16, true),
+      problem(3, 4, 2, 300, 4097, 64, DType::bf16, false),
+      problem(3, 4, 2, 300, 4097, 128, DType::fp16, false),
+      problem(1, 2, 2, 4097, 4097, 128, DType::bf16, false),
+  };
+}
+
+TEST(Variants, EveryFlash3ScheduleMatchesTheReference) {
+  const BackendEntry& flash3 = flash3_backend_entry();
+  if (!flash3.built()) GTEST_SKIP() << "flash3 is not built: " << flash3.not_built_reason;
+  DeviceInfo device;
+  std::string error;
+  ASSERT_TRUE(query_device(0, device, error)) << error;
+  if (device.arch() != 90) GTEST_SKIP() << "flash3 runs on sm_90 only; this is sm_" << device.arch();
+  const std::vector<Problem> problems = variant_problems();
+  const std::map<std::string, int> verified = verify_all({problems, {{&flash3, true}}});
+  const std::vector<std::string> schedules = flash3.variants(problems[0]);
+  ASSERT_EQ(schedules.size(), 6u);
+  for (const std::string& s : schedules) {
+    const std::string name = case_backend_name(flash3, s);
+    EXPECT_EQ(verified.contains(name) ? verified.at(name) : 0, static_cast<int>(problems.size())) << name;
+  }
+}
+
+TEST(Variants, EveryCudnnEngineConfigMatchesTheReference) {
+  const BackendEntry& cudnn = cudnn_backend_entry();
+  if (!cudnn.built()) GTEST_SKIP() << "built without cuDNN: " << cudnn.not_built_reason;
+  if (absence_expected("cudnn")) GTEST_SKIP() << "SDPA_TEST_EXPECT_ABSENT names cudnn";
+  const std::vector<Problem> problems = variant_problems();
+  const std::map<std::string, int> verified = verify_all({problems, {{&cudnn, true}}});
+  int configs = 0;
+  for (const Problem& p : problems) {
+    SCOPED_TRACE(p.shape_label());
+    const std::vector<std::string> names = cudnn.variants(p);
+    EXPECT_FALSE(names.empty()) << "cuDNN proposed no engine config that finalizes";
+    configs += static_cast<int>(names.size());
+  }
+  int total = 0;
+  for (const auto& [name, count] : verified) total += count;
+  EXPECT_EQ(total, configs) << "every engine config of every problem verified";
+}
 
 }  // namespace
 }  // namespace sdpa

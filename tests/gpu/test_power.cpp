@@ -1,5 +1,6 @@
 // NVML on the GPU machine: the device opens by its CUDA UUID, and the sampler reads power,
-// temperature, clocks and clock-event reasons while samples run. Skipped where NVML is missing.
+// temperature, clocks and clock-event reasons while samples run. NVML must open here, unless
+// SDPA_TEST_EXPECT_ABSENT names it.
 #include <gtest/gtest.h>
 
 #include "gpu/device_buffer.h"
@@ -16,7 +17,7 @@ TEST(Power, NvmlReadsTheDeviceWhileSamplesRun) {
   ASSERT_TRUE(query_device(0, device, error)) << error;
   std::string why;
   const std::unique_ptr<Nvml> nvml = Nvml::open(device.uuid, why);
-  if (!nvml) GTEST_SKIP() << why;
+  SDPA_REQUIRE_LIBRARY(nvml, "nvml", why);
   const Nvml::Reading r = nvml->read();
   EXPECT_TRUE(r.power_w.has_value());
   EXPECT_TRUE(r.temperature_c.has_value());

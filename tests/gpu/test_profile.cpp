@@ -1,5 +1,6 @@
 // The profile pass on the GPU: what each unfused backend launches per forward, attributed by
-// CUPTI, and the findings that name it. Skipped where CUPTI cannot record.
+// CUPTI, and the findings that name it. CUPTI must record here, unless SDPA_TEST_EXPECT_ABSENT
+// names it.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -23,7 +24,7 @@ bool has_rule(const CaseProfile& p, const std::string& rule) {
 TEST(Profile, UnfusedBackendsLaunchWhatTheirStructureSays) {
   std::string why_not;
   const std::unique_ptr<CuptiSession> session = CuptiSession::start(why_not);
-  if (!session) GTEST_SKIP() << why_not;
+  SDPA_REQUIRE_LIBRARY(session, "cupti", why_not);
   DeviceInfo device;
   std::string error;
   ASSERT_TRUE(query_device(0, device, error)) << error;
@@ -69,7 +70,7 @@ TEST(Profile, UnfusedBackendsLaunchWhatTheirStructureSays) {
 TEST(Profile, RecordsCarryWhatTheTimelineShows) {
   std::string why_not;
   const std::unique_ptr<CuptiSession> session = CuptiSession::start(why_not);
-  if (!session) GTEST_SKIP() << why_not;
+  SDPA_REQUIRE_LIBRARY(session, "cupti", why_not);
   DeviceInfo device;
   std::string error;
   ASSERT_TRUE(query_device(0, device, error)) << error;
