@@ -77,7 +77,7 @@ CASES = [
     ("scores-overflow", "size arithmetic", 2, r"score matrix would hold more than 2\^56",
      ["--batch", "1", "--heads", "1", "--seq", "1073741824", "--head-dim", "1", "--dry-run"]),
     # Duplicate axis values.
-    ("seq-duplicates", "duplicates", 0, r"^(?![\s\S]*S1024[\s\S]*S1024)", ["--backend", "naive", "--seq", "1024,1024", "--dry-run"]),
+    ("seq-duplicates", "duplicates", 0, r"^(?![\s\S]*S1024[\s\S]*S1024)[\s\S]*naive +B8 H16 S1024 D64", ["--backend", "naive", "--seq", "1024,1024", "--dry-run"]),
     # Hostile presets.
     ("preset-1e400", "json numbers", 2, r"number overflow|expected a positive integer",
      ["--config", write("big.json", '{"seq": 1e400}'), "--dry-run"]),
@@ -88,8 +88,8 @@ CASES = [
     ("preset-deep", "json depth", 2, r"nested deeper than 64 levels", ["--config", write("deep.json", deep), "--dry-run"]),
     ("preset-huge-value", "json size", 2, r"huge.json is larger than 1048576 bytes",
      ["--config", write("huge.json", huge_value), "--dry-run"]),
-    ("preset-directory", "files", 2, r"it is a directory|cannot read", ["--config", WORK, "--dry-run"]),
-    ("preset-missing", "files", 2, r"config", ["--config", path("nope.json"), "--dry-run"]),
+    ("preset-directory", "files", 2, r"--config: cannot read .*: it is a directory", ["--config", WORK, "--dry-run"]),
+    ("preset-missing", "files", 2, r"--config: cannot read .*nope\.json: no such file", ["--config", path("nope.json"), "--dry-run"]),
     ("preset-not-object", "json types", 2, r"expected a JSON object", ["--config", write("list.json", "[1]"), "--dry-run"]),
     # Hostile result files.
     ("result-1e999", "json numbers", 2, r"number overflow", ["report", write("r1e999.json", '{"schema": "sdpa-prof/result", "x": 1e999}')]),
@@ -132,11 +132,10 @@ CASES = [
     ("json-symlink-loop", "output paths", 2, r"cannot write",
      ["--json", path("loop-a"), "--seq", "64"]),
     ("dry-run-with-json", "output paths", 2, r"--dry-run measures nothing", ["--dry-run", "--json", path("d.json")]),
-    ("ceilings-unwritable-cache", "files", 3, r"GPU", ["ceilings"], {"XDG_CACHE_HOME": "/proc/nope", **NO_GPU}),
     # Backends.
     ("backend-unknown", "backends", 2, r"unknown backend 'nope'", ["--backend", "nope", "--dry-run"]),
     ("backend-variant-unknown", "backends", 2, r"only \"all\" is known", ["--backend", "cudnn:eng9", "--dry-run"]),
-    ("no-gpu", "gpu", 3, r"GPU", ["--backend", "naive", "--seq", "64"], NO_GPU),
+    ("no-gpu", "gpu", 3, r"no CUDA GPU is present", ["--backend", "naive", "--seq", "64"], NO_GPU),
 ]
 
 
