@@ -35,7 +35,7 @@ cudaError_t launch_schedule(const FusedForward& f) {
 
 cudaError_t launch_default(const FusedForward& f) {
   return launch_within_limits(flash3::Flash3HeadDims{}, kLimits, f, [&](auto d) {
-    using Default = flash3::Flash3Default<decltype(d)::value>;
+    using Default = flash3::Flash3Default;
     return flash3::launch_flash3_forward_hdim<decltype(d)::value, Default::kSchedule,
                                               Default::kPersistent>(f);
   });
