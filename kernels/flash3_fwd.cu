@@ -41,8 +41,8 @@ cudaError_t launch_default(const FusedForward& f) {
   });
 }
 
-// The most any schedule needs: the persistent grids split the tiles of their last round
-// (flash3_tail_split.cuh) when not causal.
+// The most any schedule needs: a persistent grid's tile queue (flash3_tile_queue.h), then the
+// parts of the tiles of its last round, split when not causal (flash3_tail_split.cuh).
 std::size_t workspace_bytes(const AttentionShape& s) {
   int device = 0;
   int sms = 0;
@@ -58,7 +58,8 @@ std::size_t workspace_bytes(const AttentionShape& s) {
       using Traits = typename decltype(config)::Traits;
       return flash3::tail_split_bytes(s, Traits::kBlockM, Traits::kBlockN, max_grid);
     };
-    return std::max({need(Flash3FwdConfig<D, Flash3Schedule::serial>{}),
+    return flash3::kTileQueueBytes +
+           std::max({need(Flash3FwdConfig<D, Flash3Schedule::serial>{}),
                      need(Flash3FwdConfig<D, Flash3Schedule::overlap>{}),
                      need(Flash3FwdConfig<D, Flash3Schedule::pingpong>{})});
   });

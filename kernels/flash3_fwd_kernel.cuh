@@ -36,13 +36,13 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
                       const __grid_constant__ CUtensorMap map_k,
                       const __grid_constant__ CUtensorMap map_v,
                       const __grid_constant__ CUtensorMap map_o, const AttentionShape p,
-                      const int heads_per_section, const TailSplit split) {
+                      const int heads_per_section, const TailSplit split, const TileQueue queue) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Smem = Flash3Smem<Traits>;
   using Rows = ConsumerRows<Traits, T, kCausal>;
   extern __shared__ __align__(1024) unsigned char smem_bytes[];
   const Smem smem(shared_address(smem_bytes));
-  const Flash3TileScheduler<Traits, kCausal> scheduler(p, heads_per_section, split);
+  const Flash3TileScheduler<Traits, kCausal> scheduler(p, heads_per_section, split, queue);
   const int tid = static_cast<int>(threadIdx.x);
   const int wg = tid / 128;
   if (tid == 0) smem.init_barriers();
@@ -132,12 +132,17 @@ cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
                                  ? plan_tail_split(s, Traits::kBlockM, Traits::kBlockN, max_grid)
                                  : TailSplitPlan{1, n_tiles, n_tiles, n_tiles};
   if (plan.units > INT32_MAX) return cudaErrorInvalidValue;
-  if (plan.splits > 1 &&
-      (f.workspace == nullptr ||
-       f.workspace_bytes < tail_split_layout(max_grid, Traits::kBlockM, kHeadDim).total()))
-    return cudaErrorInvalidValue;  // less than the kernel's workspace_bytes() asks for
+  // The workspace: the tile queue, then the split's parts (less than the kernel's
+  // workspace_bytes() asks for is an error).
+  const std::size_t split_bytes =
+      plan.splits > 1 ? tail_split_layout(max_grid, Traits::kBlockM, kHeadDim).total() : 0;
+  if (kPersistent && (f.workspace == nullptr || f.workspace_bytes < kTileQueueBytes + split_bytes))
+    return cudaErrorInvalidValue;
+  const TileQueue queue = kPersistent ? tile_queue_in(f.workspace) : TileQueue{};
   const TailSplit split =
-      tail_split_in(f.workspace, f.o, plan, max_grid, Traits::kBlockM, kHeadDim);
+      kPersistent ? tail_split_in(static_cast<unsigned char*>(f.workspace) + kTileQueueBytes, f.o,
+                                  plan, max_grid, Traits::kBlockM, kHeadDim)
+                  : TailSplit{};
   const int64_t grid = plan.grid;
   const int64_t q_heads = s.batch * s.heads;
   const int64_t kv_heads = s.batch * s.kv_heads;
@@ -159,7 +164,7 @@ cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
     if (attr != cudaSuccess) return attr;
     auto* const kernel = s.causal ? causal : full;
     kernel<<<static_cast<unsigned>(grid), Traits::kNThreads, Traits::kSmemBytes, f.stream>>>(
-        map_q, map_k, map_v, map_o, s, section_heads(s, sizeof(T), l2_bytes), split);
+        map_q, map_k, map_v, map_o, s, section_heads(s, sizeof(T), l2_bytes), split, queue);
     return cudaGetLastError();
   });
 }

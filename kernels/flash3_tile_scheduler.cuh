@@ -6,30 +6,19 @@
 // list is cut into sections of heads_per_section heads (whole groups of query heads, whose K and
 // V fit in part of the L2: section_heads() in flash3_fwd_kernel.cuh), and inside a section the
 // query blocks come heaviest causal block first, the section's heads side by side. A grid of one
-// CTA per tile runs them in that order, and so does a persistent grid, taking them from a counter.
+// CTA per tile runs them in that order, and so does a persistent grid, taking them from the
+// tile queue in its workspace (flash3_tile_queue.h).
 #pragma once
 
 #include <cstdint>
 
 #include "attention_shape.h"
 #include "flash3_tail_plan.h"
+#include "flash3_tile_queue.h"
 #include "flash3_traits.cuh"
 #include "mma_sm90.cuh"
 
 namespace sdpa::flash3 {
-
-// The persistent grid's tile counter: tiles blockIdx.x < gridDim.x come first, then each CTA's
-// producer takes the next with an atomicAdd. The last CTA to finish sets both counters back to
-// zero, so the next launch (the same stream, or any later one) starts from tile gridDim.x
-// again; two flash3 launches of one translation unit must not run at the same time.
-static __device__ unsigned int g_tiles_taken;
-static __device__ unsigned int g_ctas_done;
-// Where a persistent CTA's producer leaves the index of the tile whose Q it loads next, written
-// before Q's barrier arrives and read by the consumers once it has: in global memory, since a
-// shared-memory word handed over on an mbarrier is reported by compute-sanitizer's racecheck,
-// which does not follow mbarriers. The launcher keeps a persistent grid within the table.
-inline constexpr int kNextTileSlots = 2;  // one word per Q slot
-static __device__ uint32_t g_next_tile[kNextTileSlots][kMaxPersistentCtas];
 
 template <typename Traits, bool kCausal>
 struct Flash3TileScheduler {
@@ -54,6 +43,7 @@ struct Flash3TileScheduler {
   const AttentionShape& p;
   int heads_per_section;
   TailSplit split;
+  TileQueue queue;
   int seq_kv;
   int64_t q_heads;
   int64_t m_blocks;
@@ -63,10 +53,11 @@ struct Flash3TileScheduler {
   bool take_tiles;  // a persistent grid: fewer CTAs than units
 
   __device__ __forceinline__ Flash3TileScheduler(const AttentionShape& shape, int section,
-                                                 const TailSplit& s)
+                                                 const TailSplit& s, const TileQueue& q)
       : p(shape),
         heads_per_section(section),
         split(s),
+        queue(q),
         seq_kv(static_cast<int>(shape.seq_kv)),
         q_heads(shape.batch * shape.heads),
         m_blocks((shape.seq_q + kBlockM - 1) / kBlockM),
@@ -115,25 +106,26 @@ struct Flash3TileScheduler {
   // The producer's side: the CTA's first unit, and the one after `i`.
   __device__ __forceinline__ int64_t first() const { return blockIdx.x; }
   __device__ __forceinline__ int64_t next() const {
-    return take_tiles ? gridDim.x + atomicAdd(&g_tiles_taken, 1u) : n_units;
+    return take_tiles ? gridDim.x + atomicAdd(queue.taken, 1u) : n_units;
   }
   // The producer passes the unit whose Q lands in `slot` to the consumers (kNoTile: none left).
   __device__ __forceinline__ void publish(int slot, uint32_t index) const {
-    if (take_tiles) g_next_tile[slot][blockIdx.x] = index;
+    if (take_tiles) queue.next_tile[slot][blockIdx.x] = index;
   }
   // The consumers' side, once Q's barrier of the CTA's tile_count-th unit has completed:
   // without taking tiles, a CTA runs the one unit of its index.
   __device__ __forceinline__ int64_t published(int slot, int tile_count) const {
-    return take_tiles ? sm90::warp_uniform(sm90::load_relaxed_cta(&g_next_tile[slot][blockIdx.x]))
-                      : (tile_count == 0 ? static_cast<int64_t>(blockIdx.x) : n_units);
+    return take_tiles
+               ? sm90::warp_uniform(sm90::load_relaxed_cta(&queue.next_tile[slot][blockIdx.x]))
+               : (tile_count == 0 ? static_cast<int64_t>(blockIdx.x) : n_units);
   }
   // The producer, after its last unit: the last CTA to finish sets the counters back to zero.
   __device__ __forceinline__ void finish() const {
     if (!take_tiles) return;
     __threadfence();  // this CTA's last atomicAdd on the tile counter lands first
-    if (atomicAdd(&g_ctas_done, 1u) == gridDim.x - 1) {
-      atomicExch(&g_tiles_taken, 0u);
-      atomicExch(&g_ctas_done, 0u);
+    if (atomicAdd(queue.done, 1u) == gridDim.x - 1) {
+      atomicExch(queue.taken, 0u);
+      atomicExch(queue.done, 0u);
     }
   }
 };

@@ -7,6 +7,7 @@
 
 #include "dispatch.cuh"
 #include "flash3_fwd.h"
+#include "flash3_tile_queue.h"
 #include "fused_forward.h"
 
 namespace sdpa::flash3 {
@@ -52,9 +53,6 @@ struct Flash3FwdTraits {
                 "the register file holds one CTA");
   static_assert(kSmemBytes <= 227 * 1024, "over the per-block shared-memory limit");
 };
-
-// The most CTAs of a persistent grid (the kernel keeps a word per CTA in a table this long).
-inline constexpr int kMaxPersistentCtas = 1024;
 
 // The head dims the kernel is compiled for, one translation unit each (flash3_fwd_hdim*.cu).
 using Flash3HeadDims = IntList<64, 128>;
