@@ -5,13 +5,13 @@
 
 #include <fmt/format.h>
 
-#include "gpu/problem_shape.h"
 #include "gpu/check.h"
 #include "gpu/device_buffer.h"
+#include "gpu/problem_shape.h"
 #include "measure/l2_clean.h"
+#include "model/range_name.h"
 #include "profile/counter_pass.h"
 #include "profile/host_cost.h"
-#include "model/range_name.h"
 #include "profile/profile_pass.h"
 #include "random_fill.h"
 #include "reference.h"
@@ -44,111 +44,176 @@ std::string choice_name(const BackendChoice& c) {
 }
 
 // Why `entry` cannot run `p` at all, or nullopt.
-std::optional<std::string> cannot_run(const BackendEntry& entry, const Problem& p, const DeviceInfo& device) {
+std::optional<std::string> cannot_run(const BackendEntry& entry, const Problem& p,
+                                      const DeviceInfo& device) {
   if (!entry.built()) return fmt::format("not built: {}", entry.not_built_reason);
   return entry.unsupported(p, device);
 }
 
 std::string verification_errors(const Verification& v) {
-  return fmt::format("rel L2 {:.2e} (tolerance {:.1e}), max abs {:.2e} (tolerance {:.2e}), {} non-finite outputs",
-                     v.rel_l2_error, v.rel_l2_tolerance, v.max_abs_error, v.max_abs_tolerance, v.non_finite);
+  return fmt::format(
+      "rel L2 {:.2e} (tolerance {:.1e}), max abs {:.2e} (tolerance {:.2e}), {} non-finite outputs",
+      v.rel_l2_error, v.rel_l2_tolerance, v.max_abs_error, v.max_abs_tolerance, v.non_finite);
 }
 
-CaseResult run_case(const BackendEntry& entry, const std::string& variant, const Problem& p,
-                    const DeviceInfo& device, ProblemData& data, cudaStream_t stream,
-                    const TimingOptions& timing, std::size_t free_before_problem, CuptiSession* profiler,
-                    CounterSession* counters, std::optional<L2Clean>& l2_clean, ActivityRecords* records) {
-  CaseResult r;
-  r.backend = case_backend_name(entry, variant);
-  r.problem = p;
-  r.predicted_bytes = predicted_case_bytes(p, entry);
-  if (auto why = cannot_run(entry, p, device)) {
-    r.reason = *why;
-    return r;
-  }
-  const std::size_t workspace = entry.workspace_bytes(p);
-  if (const std::size_t free_bytes = free_device_memory(); workspace > free_bytes) {
-    r.reason = fmt::format("needs {} bytes ({}) of workspace, {} free", workspace,
-                           gib_text(workspace), gib_text(free_bytes));
-    return r;
+// One case, as named steps: admit (can the backend run it, does its workspace fit), prepare,
+// verify the first forward, profile, time, reverify after the timing pass, count. A step that
+// fails leaves its reason in the result; the later steps are not run.
+class CaseRun {
+ public:
+  CaseRun(const BackendEntry& entry, const std::string& variant, const Problem& p,
+          const DeviceInfo& device, ProblemData& data, cudaStream_t stream)
+      : entry_(entry), variant_(variant), p_(p), device_(device), data_(data), stream_(stream) {
+    result.backend = case_backend_name(entry, variant);
+    result.problem = p;
+    result.predicted_bytes = predicted_case_bytes(p, entry);
   }
 
-  HostCost host;
-  const HostStopwatch setup;
-  const std::unique_ptr<Backend> backend = entry.create(variant);
-  backend->prepare(p, stream);
-  SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
-  host.setup_ms = setup.elapsed_us() / 1e3;
-  r.setup = backend->setup();
-  const AttentionTensors tensors{data.q.get(), data.k.get(), data.v.get(), data.o.get()};
-  const auto forward = [&](cudaStream_t s) { backend->run(tensors, s); };
+  CaseResult result;
 
-  SDPA_CHECK_CUDA(launch_poison(p.dtype, data.o.get(), p.q_elements(), stream));
-  SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
-  const HostStopwatch first_call;
-  forward(stream);
-  host.first_call_us = first_call.elapsed_us();
-  r.host = host;
-  SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
-  // Inputs, reference and whatever the backend and its libraries allocated up to the first call.
-  r.measured_bytes = free_before_problem - std::min(free_before_problem, free_device_memory());
-  const auto verify = [&] {
-    return verify_output(p.dtype, p.seq_kv, data.o.get(), data.reference.as<float>(), p.q_elements(),
-                         data.sums.as<ErrorSums>(), stream);
-  };
-  r.verification = verify();
-  if (!r.verification->passed) {
-    r.status = CaseStatus::failed;
-    r.reason = fmt::format("verification failed: {}", verification_errors(*r.verification));
-    return r;
+  bool admit() {
+    if (auto why = cannot_run(entry_, p_, device_)) {
+      result.reason = *why;
+      return false;
+    }
+    const std::size_t workspace = entry_.workspace_bytes(p_);
+    if (const std::size_t free_bytes = free_device_memory(); workspace > free_bytes) {
+      result.reason = fmt::format("needs {} bytes ({}) of workspace, {} free", workspace,
+                                  gib_text(workspace), gib_text(free_bytes));
+      return false;
+    }
+    return true;
   }
-  if (profiler != nullptr)
-    r.profile = profile_forwards(*profiler, forward, stream, range_prefix(r.backend, p), kProfileForwards, device,
-                                 records);
-  r.timing = time_forward(forward, stream, timing, device);
-  r.host->per_call_us = host_us_per_call(forward, stream, kHostCostCalls);
-  r.host->calls = kHostCostCalls;
+
+  void prepare() {
+    const HostStopwatch setup;
+    backend_ = entry_.create(variant_);
+    backend_->prepare(p_, stream_);
+    SDPA_CHECK_CUDA(cudaStreamSynchronize(stream_));
+    host_.setup_ms = setup.elapsed_us() / 1e3;
+    result.setup = backend_->setup();
+  }
+
+  // The first forward, into a poisoned O, timed on the host and checked against the reference.
+  bool verify_first_forward(std::size_t free_before_problem) {
+    SDPA_CHECK_CUDA(launch_poison(p_.dtype, data_.o.get(), p_.q_elements(), stream_));
+    SDPA_CHECK_CUDA(cudaStreamSynchronize(stream_));
+    const HostStopwatch first_call;
+    forward(stream_);
+    host_.first_call_us = first_call.elapsed_us();
+    result.host = host_;
+    SDPA_CHECK_CUDA(cudaStreamSynchronize(stream_));
+    // Inputs, reference and whatever the backend and its libraries allocated up to the first call.
+    result.measured_bytes =
+        free_before_problem - std::min(free_before_problem, free_device_memory());
+    result.verification = verify();
+    if (result.verification->passed) return true;
+    result.status = CaseStatus::failed;
+    result.reason =
+        fmt::format("verification failed: {}", verification_errors(*result.verification));
+    return false;
+  }
+
+  void profile(CuptiSession& profiler, ActivityRecords* records) {
+    result.profile =
+        profile_forwards(profiler, forwarder(), stream_, range_prefix(result.backend, p_),
+                         kProfileForwards, device_, records);
+  }
+
+  void time(const TimingOptions& timing) {
+    result.timing = time_forward(forwarder(), stream_, timing, device_);
+    result.host->per_call_us = host_us_per_call(forwarder(), stream_, kHostCostCalls);
+    result.host->calls = kHostCostCalls;
+  }
+
   // Once more after every timed forward, into a poisoned O: state a backend keeps across launches
   // (workspaces, counters of a persistent grid) must leave the last forward as right as the first.
-  SDPA_CHECK_CUDA(launch_poison(p.dtype, data.o.get(), p.q_elements(), stream));
-  forward(stream);
-  if (const Verification again = verify(); !again.passed) {
+  bool reverify() {
+    SDPA_CHECK_CUDA(launch_poison(p_.dtype, data_.o.get(), p_.q_elements(), stream_));
+    forward(stream_);
+    const Verification again = verify();
+    if (again.passed) return true;
     // No figure of a kernel that turned wrong is reported: the case is failed, as if untimed.
-    r.status = CaseStatus::failed;
-    r.reason = fmt::format("verification failed after the timing pass (the first forward passed): {}",
-                           verification_errors(again));
-    r.verification = again;
-    r.timing.reset();
-    r.profile.reset();
-    return r;
+    result.status = CaseStatus::failed;
+    result.reason =
+        fmt::format("verification failed after the timing pass (the first forward passed): {}",
+                    verification_errors(again));
+    result.verification = again;
+    result.timing.reset();
+    result.profile.reset();
+    return false;
   }
+
   // The counter pass after the timing pass: its replays (and the power they draw under the
-  // 700 W cap) cannot shift the clock the case's own samples ran at.
-  if (r.profile && counters != nullptr) {
-    // Each pass starts with a cold L2 (unless the samples run hot), and a clean one: what is
-    // counted is what the forward's own kernels move. The cleaner (a buffer of 4 L2s and a
-    // cuBLAS handle) is made at the first counted case and kept for the sweep.
-    if (!timing.hot && !l2_clean) l2_clean.emplace(device.l2_bytes);
+  // 700 W cap) cannot shift the clock the case's own samples ran at. Each pass starts with a cold
+  // L2 (unless the samples run hot), and a clean one: what is counted is what the forward's own
+  // kernels move. The cleaner (a buffer of 4 L2s and a cuBLAS handle) is made at the first
+  // counted case and kept for the sweep.
+  void count(CounterSession& counters, const TimingOptions& timing,
+             std::optional<L2Clean>& l2_clean) {
+    if (!result.profile) return;
+    if (!timing.hot && !l2_clean) l2_clean.emplace(device_.l2_bytes);
     const auto before_pass = [&](cudaStream_t s) {
       if (!timing.hot) l2_clean->clean(s);
     };
-    count_forward(*counters, *r.profile, forward, before_pass, stream, p, device.sm_count,
-                  entry.kernel_dram_bytes != nullptr ? std::optional(entry.kernel_dram_bytes(p)) : std::nullopt);
+    count_forward(counters, *result.profile, forwarder(), before_pass, stream_, p_,
+                  device_.sm_count,
+                  entry_.kernel_dram_bytes != nullptr ? std::optional(entry_.kernel_dram_bytes(p_))
+                                                      : std::nullopt);
   }
-  r.status = CaseStatus::ok;
-  return r;
+
+ private:
+  void forward(cudaStream_t s) {
+    backend_->run({data_.q.get(), data_.k.get(), data_.v.get(), data_.o.get()}, s);
+  }
+  std::function<void(cudaStream_t)> forwarder() {
+    return [this](cudaStream_t s) { forward(s); };
+  }
+  Verification verify() {
+    return verify_output(p_.dtype, p_.seq_kv, data_.o.get(), data_.reference.as<float>(),
+                         p_.q_elements(), data_.sums.as<ErrorSums>(), stream_);
+  }
+
+  const BackendEntry& entry_;
+  const std::string& variant_;
+  const Problem& p_;
+  const DeviceInfo& device_;
+  ProblemData& data_;
+  cudaStream_t stream_;
+  std::unique_ptr<Backend> backend_;
+  HostCost host_;
+};
+
+CaseResult run_case(const BackendEntry& entry, const std::string& variant, const Problem& p,
+                    const DeviceInfo& device, ProblemData& data, cudaStream_t stream,
+                    const TimingOptions& timing, std::size_t free_before_problem,
+                    CuptiSession* profiler, CounterSession* counters,
+                    std::optional<L2Clean>& l2_clean, ActivityRecords* records) {
+  CaseRun run(entry, variant, p, device, data, stream);
+  if (!run.admit()) return run.result;
+  run.prepare();
+  if (!run.verify_first_forward(free_before_problem)) return run.result;
+  if (profiler != nullptr) run.profile(*profiler, records);
+  run.time(timing);
+  if (!run.reverify()) return run.result;
+  if (counters != nullptr) run.count(*counters, timing, l2_clean);
+  run.result.status = CaseStatus::ok;
+  return run.result;
 }
 
 // Fresh inputs per problem (the seed and the problem's index select the random streams) and the
 // reference output every backend is checked against.
-void fill_inputs_and_reference(const Problem& p, uint64_t seed, uint64_t problem_index, ProblemData& data,
-                               cudaStream_t stream) {
-  SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.q.get(), p.q_elements(), seed, 3 * problem_index, stream));
-  SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.k.get(), p.kv_elements(), seed, 3 * problem_index + 1, stream));
-  SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.v.get(), p.kv_elements(), seed, 3 * problem_index + 2, stream));
-  SDPA_CHECK_CUDA(launch_reference_attention(p.dtype, attention_shape(p), data.q.get(), data.k.get(), data.v.get(),
-                                             data.reference.as<float>(), data.scratch.as<float>(),
-                                             reference_scratch_floats(p), stream));
+void fill_inputs_and_reference(const Problem& p, uint64_t seed, uint64_t problem_index,
+                               ProblemData& data, cudaStream_t stream) {
+  SDPA_CHECK_CUDA(
+      launch_fill_normal(p.dtype, data.q.get(), p.q_elements(), seed, 3 * problem_index, stream));
+  SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.k.get(), p.kv_elements(), seed,
+                                     3 * problem_index + 1, stream));
+  SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, data.v.get(), p.kv_elements(), seed,
+                                     3 * problem_index + 2, stream));
+  SDPA_CHECK_CUDA(launch_reference_attention(
+      p.dtype, attention_shape(p), data.q.get(), data.k.get(), data.v.get(),
+      data.reference.as<float>(), data.scratch.as<float>(), reference_scratch_floats(p), stream));
   SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
 }
 
@@ -179,8 +244,9 @@ std::size_t predicted_case_bytes(const Problem& p, const BackendEntry& backend) 
   return shared_case_bytes(p) + (backend.built() ? backend.workspace_bytes(p) : 0);
 }
 
-SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed, const TimingOptions& timing,
-                      const CaseCallback& on_case, CuptiSession* profiler, const CaseStartCallback& on_start,
+SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed,
+                      const TimingOptions& timing, const CaseCallback& on_case,
+                      CuptiSession* profiler, const CaseStartCallback& on_start,
                       CounterSession* counters, const CaseRecordsCallback& on_records) {
   SweepResult out;
   CudaStream stream;
@@ -197,7 +263,8 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
       on_case(r);
       out.cases.push_back(std::move(r));
     };
-    const auto unrun = [&](const BackendChoice& choice, CaseStatus status, const std::string& reason) {
+    const auto unrun = [&](const BackendChoice& choice, CaseStatus status,
+                           const std::string& reason) {
       CaseResult r;
       r.backend = choice_name(choice);
       r.problem = p;
@@ -212,8 +279,9 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
     const std::size_t shared = shared_case_bytes(p);
     const std::size_t free_before_problem = free_device_memory();
     if (const std::size_t free_bytes = free_before_problem; shared > free_bytes) {
-      skip_all(CaseStatus::skipped, fmt::format("needs {} bytes ({}) for inputs and reference, {} free", shared,
-                                                gib_text(shared), gib_text(free_bytes)));
+      skip_all(CaseStatus::skipped,
+               fmt::format("needs {} bytes ({}) for inputs and reference, {} free", shared,
+                           gib_text(shared), gib_text(free_bytes)));
       continue;
     }
     if (p.head_dim > 256) {
@@ -227,7 +295,8 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
       fill_inputs_and_reference(p, seed, problem_index, *data, stream.get());
     } catch (const ApiError& e) {
       if (std::string poisoned = context_error(); !poisoned.empty()) {
-        out.stopped_because = fmt::format("the GPU context is unusable after preparing {}: {}", p.shape_label(), poisoned);
+        out.stopped_because = fmt::format("the GPU context is unusable after preparing {}: {}",
+                                          p.shape_label(), poisoned);
         return out;
       }
       skip_all(CaseStatus::failed, fmt::format("inputs and reference: {}", e.what()));
@@ -245,7 +314,8 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
         try {
           variants = entry.variants(p);
         } catch (const ApiError& e) {
-          finish(unrun(choice, CaseStatus::failed, fmt::format("listing its variants: {}", e.what())));
+          finish(
+              unrun(choice, CaseStatus::failed, fmt::format("listing its variants: {}", e.what())));
           continue;
         }
       }
@@ -259,15 +329,16 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
         CaseResult r;
         try {
           ActivityRecords recorded;
-          r = run_case(entry, variant, p, device, *data, stream.get(), timing, free_before_problem, profiler, counters,
-                       l2_clean, on_records ? &recorded : nullptr);
+          r = run_case(entry, variant, p, device, *data, stream.get(), timing, free_before_problem,
+                       profiler, counters, l2_clean, on_records ? &recorded : nullptr);
           if (on_records && r.profile) on_records(r, std::move(recorded));
         } catch (const ApiError& e) {
           r = unrun(choice, CaseStatus::failed, e.what());
           r.backend = name;
           if (std::string poisoned = context_error(); !poisoned.empty()) {
             finish(std::move(r));
-            out.stopped_because = fmt::format("the GPU context is unusable after {} {}: {}", name, p.shape_label(), poisoned);
+            out.stopped_because = fmt::format("the GPU context is unusable after {} {}: {}", name,
+                                              p.shape_label(), poisoned);
             return out;
           }
         }
