@@ -243,8 +243,8 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   };
   CaseRecordsCallback on_records;
   if (timeline) on_records = [&](const CaseResult&, ActivityRecords&& records) { timeline->add(std::move(records)); };
-  SweepResult swept = run_sweep(plan, device, report.environment.seed, timing, on_case, profiler.get(), on_start,
-                                counters.get(), on_records);
+  SweepResult swept = run_sweep(plan, device, report.environment.seed, timing, {on_start, on_case, on_records},
+                                {profiler.get(), counters.get()});
   watchdog.reset();
   if (o.with_torch && swept.stopped_because.empty()) add_torch_cases(o, plan, report, timeline.get(), progress);
 

@@ -245,9 +245,8 @@ std::size_t predicted_case_bytes(const Problem& p, const BackendEntry& backend) 
 }
 
 SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed,
-                      const TimingOptions& timing, const CaseCallback& on_case,
-                      CuptiSession* profiler, const CaseStartCallback& on_start,
-                      CounterSession* counters, const CaseRecordsCallback& on_records) {
+                      const TimingOptions& timing, const SweepHooks& hooks,
+                      const SweepPasses& passes) {
   SweepResult out;
   CudaStream stream;
   std::optional<L2Clean> l2_clean;
@@ -260,7 +259,7 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
       return out;
     }
     const auto finish = [&](CaseResult r) {
-      on_case(r);
+      if (hooks.on_case) hooks.on_case(r);
       out.cases.push_back(std::move(r));
     };
     const auto unrun = [&](const BackendChoice& choice, CaseStatus status,
@@ -325,13 +324,14 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
           return out;
         }
         const std::string name = case_backend_name(entry, variant);
-        if (on_start) on_start(name, p);
+        if (hooks.on_start) hooks.on_start(name, p);
         CaseResult r;
         try {
           ActivityRecords recorded;
           r = run_case(entry, variant, p, device, *data, stream.get(), timing, free_before_problem,
-                       profiler, counters, l2_clean, on_records ? &recorded : nullptr);
-          if (on_records && r.profile) on_records(r, std::move(recorded));
+                       passes.profiler, passes.counters, l2_clean,
+                       hooks.on_records ? &recorded : nullptr);
+          if (hooks.on_records && r.profile) hooks.on_records(r, std::move(recorded));
         } catch (const ApiError& e) {
           r = unrun(choice, CaseStatus::failed, e.what());
           r.backend = name;

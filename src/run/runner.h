@@ -49,14 +49,26 @@ inline constexpr int kProfileForwards = 3;
 // Back-to-back calls over which the host cost per call is averaged.
 inline constexpr int kHostCostCalls = 10;
 
-// `profiler` null: no profile pass (timing and host cost only). `counters` (used only with a
-// profiler): a counter pass after each profile pass. `timing.stop_requested` is also
-// asked between cases: when it says stop, the sweep ends after the current sample.
-// A failure that leaves the GPU usable (out of memory, a backend's error) fails its case and the
-// sweep goes on; one that poisons the context (an illegal address) ends it with the cases so far.
-SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed, const TimingOptions& timing,
-                      const CaseCallback& on_case, CuptiSession* profiler = nullptr,
-                      const CaseStartCallback& on_start = {}, CounterSession* counters = nullptr,
-                      const CaseRecordsCallback& on_records = {});
+// What a sweep says as it goes; any hook may be empty.
+struct SweepHooks {
+  CaseStartCallback on_start;
+  CaseCallback on_case;
+  CaseRecordsCallback on_records;
+};
+
+// The optional passes of each case, beside verification and timing: the profile pass (CUPTI),
+// and with it the counter pass.
+struct SweepPasses {
+  CuptiSession* profiler = nullptr;
+  CounterSession* counters = nullptr;
+};
+
+// `timing.stop_requested` is also asked between cases: when it says stop, the sweep ends after
+// the current sample. A failure that leaves the GPU usable (out of memory, a backend's error)
+// fails its case and the sweep goes on; one that poisons the context (an illegal address) ends it
+// with the cases so far.
+SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed,
+                      const TimingOptions& timing, const SweepHooks& hooks = {},
+                      const SweepPasses& passes = {});
 
 }  // namespace sdpa

@@ -69,7 +69,7 @@ std::map<std::string, int> verify_all(const SweepPlan& plan) {
   std::string error;
   EXPECT_TRUE(query_device(0, device, error)) << error;
   const uint64_t seed = fresh_seed();
-  const auto results = run_sweep(plan, device, seed, one_sample_timing(), [](const CaseResult&) {}).cases;
+  const auto results = run_sweep(plan, device, seed, one_sample_timing()).cases;
   std::map<std::string, int> verified;
   for (const CaseResult& r : results) {
     SCOPED_TRACE(fmt::format("{} {} {} causal={} seed={}", r.backend, r.problem.shape_label(),

@@ -38,7 +38,7 @@ TEST(FaultInjection, IllegalAddressStopsTheSweepWithTheResultsSoFar) {
   p.head_dim = 64;
   SweepPlan plan{{p, p}, {{find_backend("naive-inplace"), false}, {&illegal_address_entry(), false},
                           {find_backend("flash"), false}}};
-  const SweepResult result = run_sweep(plan, device, 1, one_sample_timing(), [](const CaseResult&) {});
+  const SweepResult result = run_sweep(plan, device, 1, one_sample_timing());
   ASSERT_EQ(result.cases.size(), 2u);  // naive-inplace, then the faulting case; nothing after it
   EXPECT_EQ(result.cases[0].status, CaseStatus::ok);
   EXPECT_EQ(result.cases[1].backend, "test-illegal-address");

@@ -63,7 +63,7 @@ TEST(FusedBackends, MatchReferenceOnTileEdgesGroupedHeadsAndUnequalLengths) {
   const SweepPlan plan{fused_problems(), resolve_backends(names)};
   const uint64_t seed = std::random_device{}();
   const auto results =
-      run_sweep(plan, device, seed, one_sample_timing(), [](const CaseResult&) {}).cases;
+      run_sweep(plan, device, seed, one_sample_timing()).cases;
   ASSERT_EQ(results.size(), plan.problems.size() * plan.backends.size());
   int verified = 0;
   int expected = 0;

@@ -37,7 +37,7 @@ TEST(Profile, UnfusedBackendsLaunchWhatTheirStructureSays) {
   p.head_dim = 64;
   p.causal = true;
   SweepPlan plan{{p}, resolve_backends({"naive", "naive-inplace", "math"})};
-  const auto results = run_sweep(plan, device, std::random_device{}(), one_sample_timing(), [](const CaseResult&) {}, session.get()).cases;
+  const auto results = run_sweep(plan, device, std::random_device{}(), one_sample_timing(), {}, {session.get()}).cases;
   ASSERT_EQ(results.size(), 3u);
   for (const CaseResult& r : results) {
     SCOPED_TRACE(r.backend);
@@ -82,9 +82,10 @@ TEST(Profile, RecordsCarryWhatTheTimelineShows) {
   SweepPlan plan{{p}, resolve_backends({"naive"})};
   std::vector<ActivityRecords> kept;
   std::vector<CaseResult> cases;
-  run_sweep(plan, device, 1, one_sample_timing(), [&](const CaseResult& c) { cases.push_back(c); },
-            session.get(), {}, nullptr,
-            [&](const CaseResult&, ActivityRecords&& r) { kept.push_back(std::move(r)); });
+  SweepHooks hooks;
+  hooks.on_case = [&](const CaseResult& c) { cases.push_back(c); };
+  hooks.on_records = [&](const CaseResult&, ActivityRecords&& r) { kept.push_back(std::move(r)); };
+  run_sweep(plan, device, 1, one_sample_timing(), hooks, {session.get()});
   ASSERT_EQ(kept.size(), 1u);
   ASSERT_EQ(cases.size(), 1u);
   ASSERT_TRUE(cases[0].profile.has_value());

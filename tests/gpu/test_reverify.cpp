@@ -42,7 +42,7 @@ TEST(Reverification, ABackendWrongAfterItsFirstForwardFailsWithoutTimes) {
   p.seq_q = p.seq_kv = 130;
   p.head_dim = 64;
   const SweepPlan plan{{p}, {{find_backend("naive-inplace"), false}, {&right_once_entry(), false}}};
-  const SweepResult result = run_sweep(plan, device, 7, one_sample_timing(), [](const CaseResult&) {});
+  const SweepResult result = run_sweep(plan, device, 7, one_sample_timing());
   ASSERT_EQ(result.cases.size(), 2u);
   EXPECT_EQ(result.cases[0].status, CaseStatus::ok) << result.cases[0].reason;
   const CaseResult& wrong = result.cases[1];
