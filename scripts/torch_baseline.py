@@ -20,8 +20,8 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 from cuda_timing import median_ms
 
 
-def naive(q, k, v, mask, inplace):
-    scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(q.shape[-1]))
+def naive(q, k, v, mask, inplace, scale=None):
+    scores = (q @ k.transpose(-2, -1)) * (scale if scale is not None else 1.0 / math.sqrt(q.shape[-1]))
     if mask is not None:
         scores = scores.masked_fill_(mask, float("-inf")) if inplace else scores.masked_fill(mask, float("-inf"))
     return torch.softmax(scores, dim=-1) @ v

@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+import range_label
 from cuda_timing import event_times
 from torch_baseline import naive
 
@@ -36,26 +37,21 @@ DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
 
 def problem_label(a):
-    """The problem part of a case range: B8_H16_S1024_D64_bf16_causal (Hkv, Skv only when they differ)."""
-    s = f"B{a.batch}_H{a.heads}"
-    if a.kv_heads != a.heads:
-        s += f"_Hkv{a.kv_heads}"
-    s += f"_S{a.seq}"
-    if a.seq_kv != a.seq:
-        s += f"_Skv{a.seq_kv}"
-    return s + f"_D{a.head_dim}_{a.dtype}" + ("_causal" if a.causal else "")
+    """The problem part of a case range: B8_H16_S1024_D64_bf16_causal (range_label.py)."""
+    return range_label.problem_label(a.batch, a.heads, a.kv_heads, a.seq, a.seq_kv, a.head_dim, a.dtype, a.causal,
+                                     a.scale)
 
 
-def forward_fn(backend, q, k, v, mask, causal):
+def forward_fn(backend, q, k, v, mask, causal, scale):
     gqa = q.shape[1] != k.shape[1]
     if backend in ("naive", "naive-inplace"):
         if gqa:  # the naive path has no grouped heads: K and V repeated to every query head
             k, v = (t.repeat_interleave(q.shape[1] // t.shape[1], dim=1) for t in (k, v))
-        return lambda: naive(q, k, v, mask, inplace=backend == "naive-inplace")
+        return lambda: naive(q, k, v, mask, inplace=backend == "naive-inplace", scale=scale)
 
     def run():
         with sdpa_kernel(SDPA_BACKENDS[backend]):
-            return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
+            return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa, scale=scale)
     return run
 
 
@@ -93,6 +89,13 @@ def run_backend(name, fn, a, flush):
     return {"range": prefix, "status": "ok", "warmup": a.warmup, "cold_cache": True, "samples_ms": times}
 
 
+def scale_arg(text):
+    try:
+        return float(range_label.scale_text(text))
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
 def positive(text):
     value = int(text)
     if value <= 0:
@@ -111,6 +114,7 @@ def parse_args():
     ap.add_argument("--head-dim", type=positive, default=64)
     ap.add_argument("--dtype", choices=sorted(DTYPES), default="bf16")
     ap.add_argument("--causal", action=argparse.BooleanOptionalAction, default=True)
+    ap.add_argument("--scale", type=scale_arg, help="softmax scale (default: 1/sqrt(head dim))")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--forwards", type=positive, default=3, help="forwards in case ranges (the profile)")
     ap.add_argument("--samples", type=positive, default=30, help="timed forwards")
@@ -142,7 +146,7 @@ def main():
     cases = []
     with torch.no_grad():
         for name in a.backends:
-            cases.append(run_backend(name, forward_fn(name, q, k, v, mask, a.causal), a, flush))
+            cases.append(run_backend(name, forward_fn(name, q, k, v, mask, a.causal, a.scale), a, flush))
             torch.cuda.empty_cache()
     print(f"# {source}, {torch.cuda.get_device_name()}")
     for c in cases:

@@ -19,6 +19,7 @@ const BackendEntry& cudnn_backend_entry() {
       .workspace_bytes = cudnn_workspace_bytes,
       .create = create_cudnn_backend,
       .variants = cudnn_engine_variants,
+      .pytorch_path = "cudnn",
 #else
       .not_built_reason = "cuDNN 9 headers (cudnn_graph.h) were not found at build time",
       .unsupported = nullptr,

@@ -51,6 +51,7 @@ BackendEntry flash3_entry() {
   BackendEntry e = fused_backend_entry<kFlash3Forward>("flash3", kSummary);
   e.create = create_flash3;
   e.variants = variant_names;
+  e.pytorch_path = {};  // PyTorch 2.11 has no FlashAttention-3 path
   return e;
 }
 #endif

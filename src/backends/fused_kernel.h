@@ -43,6 +43,7 @@ BackendEntry fused_backend_entry(std::string_view name, std::string_view summary
           },
       .workspace_bytes = [](const Problem& p) { return fused_workspace_bytes(kKernel, p); },
       .create = [](const std::string&) { return make_fused_backend(kKernel); },
+      .pytorch_path = name,
   };
 }
 

@@ -36,6 +36,7 @@ inline BackendEntry unfused_backend_entry(std::string_view name, std::string_vie
       .unsupported = unfused_unsupported,
       .workspace_bytes = workspace_bytes,
       .create = create,
+      .pytorch_path = name,
   };
 }
 

@@ -105,9 +105,11 @@ void print_dry_run(const SweepPlan& plan, std::ostream& out) {
 // timeline, every record of the traced processes goes in it too.
 void add_torch_cases(const CliOptions& o, const SweepPlan& plan, RunReport& report, TimelineRecorder* timeline,
                      std::ostream& progress) {
-  std::vector<std::string> ours;
-  for (const BackendChoice& c : plan.backends) ours.emplace_back(c.entry->name);
-  const std::vector<std::string> torch = torch_backends_for(ours);
+  std::vector<std::string> paths;
+  for (const BackendChoice& c : plan.backends)
+    if (!c.entry->pytorch_path.empty())  // cudnn:all too: PyTorch picks its own engine
+      paths.emplace_back(c.entry->pytorch_path);
+  const std::vector<std::string> torch = torch_backends_for(paths);
   if (torch.empty()) {
     progress << "sdpa-prof: --with-torch: PyTorch has no path for these backends\n";
     return;

@@ -13,10 +13,11 @@ namespace {
 
 using nlohmann::json;
 
-AxisSpec integer_axis(std::string name, std::string json_key, std::string help, int nesting,
-                      int64_t Problem::*field) {
+AxisSpec integer_axis(std::string name, std::string json_key, std::string range_tag, std::string help,
+                      int nesting, int64_t Problem::*field) {
   AxisSpec a;
   a.name = name;
+  a.range_tag = std::move(range_tag);
   a.json_key = std::move(json_key);
   a.flag = "--" + name;
   for (char& c : a.flag)
@@ -31,19 +32,19 @@ AxisSpec integer_axis(std::string name, std::string json_key, std::string help, 
 
 std::vector<AxisSpec> make_axis_table() {
   std::vector<AxisSpec> axes;
-  axes.push_back(integer_axis("batch", "", "batch sizes", 3, &Problem::batch));
+  axes.push_back(integer_axis("batch", "", "B", "batch sizes", 3, &Problem::batch));
   axes.back().defaults = {int64_t{1}};
-  axes.push_back(integer_axis("heads", "", "query heads", 4, &Problem::heads));
+  axes.push_back(integer_axis("heads", "", "H", "query heads", 4, &Problem::heads));
   axes.back().defaults = {int64_t{1}};
-  axes.push_back(integer_axis("kv_heads", "", "key/value heads, dividing --heads (default: --heads)", 5,
+  axes.push_back(integer_axis("kv_heads", "", "Hkv", "key/value heads, dividing --heads (default: --heads)", 5,
                               &Problem::kv_heads));
   axes.back().follows = "heads";
-  axes.push_back(integer_axis("seq", "seq_q", "query sequence lengths", 6, &Problem::seq_q));
+  axes.push_back(integer_axis("seq", "seq_q", "S", "query sequence lengths", 6, &Problem::seq_q));
   axes.back().defaults = {int64_t{1024}};
-  axes.push_back(integer_axis("seq_kv", "", "key/value sequence lengths (default: the same as --seq)", 7,
+  axes.push_back(integer_axis("seq_kv", "", "Skv", "key/value sequence lengths (default: the same as --seq)", 7,
                               &Problem::seq_kv));
   axes.back().follows = "seq";
-  axes.push_back(integer_axis("head_dim", "", "head dimensions", 2, &Problem::head_dim));
+  axes.push_back(integer_axis("head_dim", "", "D", "head dimensions", 2, &Problem::head_dim));
   axes.back().defaults = {int64_t{64}};
 
   AxisSpec dtype;
@@ -63,6 +64,7 @@ std::vector<AxisSpec> make_axis_table() {
   causal.flag = "--causal";
   causal.help = "causal mask, top-left aligned (--no-causal: none)";
   causal.type = AxisType::boolean;
+  causal.range_tag = "causal";
   causal.defaults = {true};
   causal.nesting = 1;
   causal.apply = [](Problem& p, const AxisValue& v) { p.causal = std::get<bool>(v); };
@@ -74,6 +76,8 @@ std::vector<AxisSpec> make_axis_table() {
   scale.flag = "--scale";
   scale.help = "softmax scales (default: 1/sqrt(head dim))";
   scale.type = AxisType::positive_number;
+  scale.range_tag = "scale";
+  scale.at_default = [](const Problem& p) { return p.scale == 0; };
   scale.nesting = 8;
   scale.apply = [](Problem& p, const AxisValue& v) { p.scale = std::get<double>(v); };
   scale.read = [](const Problem& p) { return AxisValue{p.softmax_scale()}; };

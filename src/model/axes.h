@@ -37,6 +37,12 @@ struct AxisSpec {
   // heads); when neither this nor defaults is set, the Problem keeps its own default.
   std::string follows;
   bool identity = true;  // part of a case's identity (CaseKey), compared across runs
+  // How the axis is written in a trace range name (model/range_name.h), one '_'-separated field:
+  // the tag and the value ("B8", "scale0.125"); a choice with no tag as its value alone ("bf16");
+  // a boolean as the tag when true ("causal"), nothing when false. A field is left out when the
+  // reader can tell its value without it: that of the axis it follows, or the default (at_default).
+  std::string range_tag;
+  std::function<bool(const Problem&)> at_default;  // null: the axis has no implied value
   int nesting = 0;       // expansion order: lower values vary slowest
   std::function<void(Problem&, const AxisValue&)> apply;
   std::function<AxisValue(const Problem&)> read;

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "model/axes.h"
 #include "model/number_text.h"
 
 namespace sdpa {
@@ -34,6 +35,15 @@ std::optional<int64_t> size_field(const std::string& field, const std::string& t
   return static_cast<int64_t>(*v);
 }
 
+// A number after `tag`, spelled as axis_value_text spells it (one spelling per value).
+std::optional<double> number_field(const std::string& field, const std::string& tag) {
+  if (field.size() <= tag.size() || field.compare(0, tag.size(), tag) != 0) return std::nullopt;
+  const std::string text = field.substr(tag.size());
+  const std::optional<double> v = finite_number(text);
+  if (!v || *v <= 0 || axis_value_text(AxisValue{*v}) != text) return std::nullopt;
+  return v;
+}
+
 bool valid_backend(const std::string& backend) {
   if (backend.empty() || backend.size() > kMaxBackend) return false;
   for (const char c : backend)
@@ -41,47 +51,89 @@ bool valid_backend(const std::string& backend) {
   return true;
 }
 
-// "B8_H16_S1024_D64_bf16_causal": the fields in their one order, optional ones where they may be.
+// The value a reader assumes for an axis whose field is left out: the followed axis's, or none
+// when the axis is at its default (the Problem keeps its own).
+bool implied(const AxisSpec& axis, const Problem& p) {
+  if (axis.at_default) return axis.at_default(p);
+  if (axis.follows.empty()) return false;
+  const AxisSpec* followed = find_axis(axis_table(), axis.follows);
+  return followed != nullptr && axis.read(p) == followed->read(p);
+}
+
+// One axis's field in a range name ("B8", "bf16", "causal"), or "" when it is left out.
+std::string range_field(const AxisSpec& axis, const Problem& p) {
+  if (axis.type == AxisType::boolean) return std::get<bool>(axis.read(p)) ? axis.range_tag : "";
+  if (implied(axis, p)) return "";
+  return axis.range_tag + axis_value_text(axis.read(p));
+}
+
+// Reads `axis` from field f[i] into `p`, advancing i; false when the field is missing or wrong
+// where it may not be left out.
+bool read_field(const AxisSpec& axis, const std::vector<std::string>& f, std::size_t& i, Problem& p) {
+  const std::string none;
+  const std::string& field = i < f.size() ? f[i] : none;
+  std::optional<AxisValue> value;
+  switch (axis.type) {
+    case AxisType::boolean:
+      value = AxisValue{field == axis.range_tag};
+      if (field == axis.range_tag) ++i;
+      axis.apply(p, *value);
+      return true;
+    case AxisType::choice:
+      for (const std::string& c : axis.choices)
+        if (field == axis.range_tag + c) value = AxisValue{c};
+      break;
+    case AxisType::positive_integer:
+      if (const auto v = size_field(field, axis.range_tag)) value = AxisValue{*v};
+      break;
+    case AxisType::positive_number:
+      if (const auto v = number_field(field, axis.range_tag)) value = AxisValue{*v};
+      break;
+  }
+  if (value) {
+    axis.apply(p, *value);
+    ++i;
+    return true;
+  }
+  // Left out: only an axis with an implied value may be; it follows its axis, or keeps the default.
+  if (!axis.follows.empty()) {
+    axis.apply(p, find_axis(axis_table(), axis.follows)->read(p));
+    return true;
+  }
+  return static_cast<bool>(axis.at_default);
+}
+
+// "B8_H16_S1024_D64_bf16_causal": the identity axes' fields in the table's order, as
+// range_prefix() writes them, and nothing else.
 std::optional<Problem> parse_problem(const std::string& text) {
   const std::vector<std::string> f = split(text, '_');
   std::size_t i = 0;
-  const auto next = [&](const std::string& tag, bool optional) -> std::optional<int64_t> {
-    if (i >= f.size()) return std::nullopt;
-    const std::optional<int64_t> v = size_field(f[i], tag);
-    if (v || !optional) ++i;
-    return v;
-  };
   Problem p;
-  const auto b = next("B", false), h = next("H", false);
-  if (!b || !h) return std::nullopt;
-  const auto hkv = next("Hkv", true);
-  const auto s = next("S", false);
-  if (!s) return std::nullopt;
-  const auto skv = next("Skv", true);
-  const auto d = next("D", false);
-  if (!d || i >= f.size() || !parse_dtype(f[i++], p.dtype)) return std::nullopt;
-  p.causal = i < f.size() && f[i] == "causal";
-  if (p.causal) ++i;
-  if (i != f.size()) return std::nullopt;
-  p.batch = *b;
-  p.heads = *h;
-  p.kv_heads = hkv.value_or(*h);
-  p.seq_q = *s;
-  p.seq_kv = skv.value_or(*s);
-  p.head_dim = *d;
-  // The writer leaves out what equals its default: a name that spells it out is another name.
-  if ((hkv && *hkv == *h) || (skv && *skv == *s) || !problem_error(p).empty()) return std::nullopt;
+  for (const AxisSpec& axis : axis_table()) {
+    if (!axis.identity) continue;
+    const std::size_t before = i;
+    if (!read_field(axis, f, i, p)) return std::nullopt;
+    // A field that spells out what would be implied is another name: the writer leaves it out.
+    if (i != before && axis.type != AxisType::boolean && implied(axis, p)) return std::nullopt;
+  }
+  if (i != f.size() || !problem_error(p).empty()) return std::nullopt;
   return p;
 }
 
 }  // namespace
 
+std::string range_problem(const Problem& p) {
+  std::string out;
+  for (const AxisSpec& axis : axis_table()) {
+    if (!axis.identity) continue;
+    const std::string field = range_field(axis, p);
+    if (!field.empty()) out += (out.empty() ? "" : "_") + field;
+  }
+  return out;
+}
+
 std::string range_prefix(const std::string& backend, const Problem& p) {
-  std::string shape = p.shape_label();
-  for (char& c : shape)
-    if (c == ' ') c = '_';
-  return fmt::format("{}{}/{}_{}{}", kTool, backend, shape, dtype_name(p.dtype),
-                     p.causal ? "_causal" : "");
+  return fmt::format("{}{}/{}", kTool, backend, range_problem(p));
 }
 
 std::string forward_range_name(const std::string& backend, const Problem& problem, int forward) {

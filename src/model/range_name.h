@@ -1,7 +1,9 @@
 // The names of the NVTX ranges that make a forward a case, written by our own profile pass and
 // by scripts/torch_sdpa.py, and read back by `trace`:
-//   sdpa-prof/<backend>/B<b>_H<h>[_Hkv<hkv>]_S<s>[_Skv<skv>]_D<d>_<dtype>[_causal]/fwd<i>
-// A range named any other way is an ordinary range.
+//   sdpa-prof/<backend>/B<b>_H<h>[_Hkv<hkv>]_S<s>[_Skv<skv>]_D<d>_<dtype>[_causal][_scale<x>]/fwd<i>
+// The problem part is made from the identity axes of axis_table(), each axis's range_tag and
+// value in the table's order (model/axes.h): a new identity axis is a new field. A range named any
+// other way is an ordinary range.
 #pragma once
 
 #include <optional>
@@ -13,11 +15,13 @@ namespace sdpa {
 
 struct ForwardRange {
   std::string backend;  // no '/', no space
-  Problem problem;      // the default softmax scale
+  Problem problem;
   int forward = 0;
   std::string prefix;  // the name without "/fwd<i>": the case's name, the same for each forward
 };
 
+// "B8_H16_S1024_D64_bf16_causal": the problem part of a range name.
+std::string range_problem(const Problem& problem);
 // "sdpa-prof/naive/B8_H16_S1024_D64_bf16_causal"; forward i's range adds "/fwd<i>".
 std::string range_prefix(const std::string& backend, const Problem& problem);
 std::string forward_range_name(const std::string& backend, const Problem& problem, int forward);

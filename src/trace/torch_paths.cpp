@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "model/axes.h"
 #include "model/errors.h"
 #include "trace/child_process.h"
 #include "trace/trace_run.h"
@@ -25,38 +25,30 @@ std::vector<std::string> script_arguments(const Problem& p,
   std::vector<std::string> names;
   for (const std::string& b : backends)
     names.push_back(b.substr(std::char_traits<char>::length(kTorchPrefix)));
-  return {"--backend",
-          fmt::format("{}", fmt::join(names, ",")),
-          "--batch",
-          std::to_string(p.batch),
-          "--heads",
-          std::to_string(p.heads),
-          "--kv-heads",
-          std::to_string(p.kv_heads),
-          "--seq",
-          std::to_string(p.seq_q),
-          "--seq-kv",
-          std::to_string(p.seq_kv),
-          "--head-dim",
-          std::to_string(p.head_dim),
-          "--dtype",
-          dtype_name(p.dtype),
-          p.causal ? "--causal" : "--no-causal"};
+  std::vector<std::string> args{"--backend", fmt::format("{}", fmt::join(names, ","))};
+  // The script takes the identity axes by their flags (scripts/torch_sdpa.py); an axis at its
+  // default (the softmax scale) is left to the script's own default, and the range names it
+  // writes are checked against range_problem() (tests: the torch script's labels).
+  for (const AxisSpec& axis : axis_table()) {
+    if (!axis.identity || (axis.at_default && axis.at_default(p))) continue;
+    const AxisValue value = axis.read(p);
+    if (axis.type == AxisType::boolean) {
+      args.push_back(std::get<bool>(value) ? axis.flag : "--no-" + axis.flag.substr(2));
+    } else {
+      args.push_back(axis.flag);
+      args.push_back(axis_value_text(value));
+    }
+  }
+  return args;
 }
 
 }  // namespace
 
-std::vector<std::string> torch_backends_for(const std::vector<std::string>& ours) {
-  static const std::set<std::string> kTorchHas = {"naive",     "naive-inplace", "math",
-                                                  "efficient", "flash",         "cudnn"};
+std::vector<std::string> torch_backends_for(const std::vector<std::string>& pytorch_paths) {
   std::vector<std::string> names;
-  for (const std::string& name : ours) {
-    const std::string base =
-        name.substr(0, name.find(':'));  // cudnn:all -> cudnn: PyTorch picks its own engine
-    const std::string torch = kTorchPrefix + base;
-    if (kTorchHas.count(base) > 0 && std::find(names.begin(), names.end(), torch) == names.end())
+  for (const std::string& path : pytorch_paths)
+    if (const std::string torch = kTorchPrefix + path; std::find(names.begin(), names.end(), torch) == names.end())
       names.push_back(torch);
-  }
   return names;
 }
 

@@ -13,9 +13,9 @@ namespace sdpa {
 
 inline constexpr const char* kTorchScriptName = "torch_sdpa.py";
 
-// Our backend names that PyTorch has a path for, as the script names them ("flash" ->
-// "torch:flash"); names without one (cudnn engine variants aside) are left out.
-std::vector<std::string> torch_backends_for(const std::vector<std::string>& ours);
+// PyTorch's paths (the backends' pytorch_path) as the script's cases name them: "flash" ->
+// "torch:flash", each once.
+std::vector<std::string> torch_backends_for(const std::vector<std::string>& pytorch_paths);
 
 // Why PyTorch cannot run here (python3 missing, torch not importable), or empty.
 std::string torch_unavailable();

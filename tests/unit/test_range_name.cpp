@@ -2,6 +2,12 @@
 // what trace reads back, and nothing else is a case.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+
 #include "model/range_name.h"
 
 namespace sdpa {
@@ -53,6 +59,58 @@ TEST(RangeName, RoundTripsEveryOptionalField) {
           }
 }
 
+// The softmax scale, an identity axis, is a field of its own when it is not the default.
+TEST(RangeName, AnExplicitScaleIsAField) {
+  Problem p = study_shape();
+  EXPECT_EQ(range_problem(p), "B8_H16_S1024_D64_bf16_causal");
+  for (const double scale : {0.125, 0.3, 1e-05, 2.0}) {
+    p.scale = scale;
+    const std::string name = forward_range_name("flash", p, 0);
+    EXPECT_EQ(name, fmt::format("sdpa-prof/flash/B8_H16_S1024_D64_bf16_causal_scale{}/fwd0", scale));
+    const std::optional<ForwardRange> r = parse_forward_range(name);
+    ASSERT_TRUE(r.has_value()) << name;
+    EXPECT_EQ(r->problem.scale, scale);
+  }
+  const std::optional<ForwardRange> plain = parse_forward_range("sdpa-prof/flash/B8_H16_S1024_D64_bf16/fwd0");
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->problem.scale, 0.0) << "no field: the default scale";
+}
+
+// scripts/range_label.py, which torch_sdpa.py names its ranges with, writes what the C++ writer
+// writes (python3 is in CI and on the GPU machine).
+TEST(RangeName, TheTorchScriptsLabelsAreTheWritersOwn) {
+  const std::vector<std::pair<Problem, const char*>> problems = [] {
+    std::vector<std::pair<Problem, const char*>> out;
+    Problem p = study_shape();
+    out.emplace_back(p, "");
+    p.kv_heads = 2;
+    p.seq_kv = 4097;
+    p.causal = false;
+    p.dtype = DType::fp16;
+    out.emplace_back(p, "");
+    p.scale = 0.0883883476483184;
+    out.emplace_back(p, "0.0883883476483184");
+    p.scale = 1e-05;
+    out.emplace_back(p, "1e-05");
+    return out;
+  }();
+  for (const auto& [p, scale] : problems) {
+    const std::string command = fmt::format(
+        "python3 {}/scripts/range_label.py {} {} {} {} {} {} {} {} {}", SDPA_SOURCE_DIR, p.batch, p.heads,
+        p.kv_heads, p.seq_q, p.seq_kv, p.head_dim, dtype_name(p.dtype), p.causal ? "causal" : "full", scale);
+    struct Close {
+      void operator()(FILE* f) const { pclose(f); }
+    };
+    std::unique_ptr<FILE, Close> pipe(popen(command.c_str(), "r"));
+    ASSERT_NE(pipe, nullptr);
+    std::array<char, 256> line{};
+    ASSERT_NE(fgets(line.data(), line.size(), pipe.get()), nullptr) << command;
+    std::string label = line.data();
+    if (!label.empty() && label.back() == '\n') label.pop_back();
+    EXPECT_EQ(label, range_problem(p)) << command;
+  }
+}
+
 TEST(RangeName, OtherNamesAreOrdinaryRanges) {
   for (const char* name : {
            "",
@@ -77,6 +135,9 @@ TEST(RangeName, OtherNamesAreOrdinaryRanges) {
            "sdpa-prof/naive/B99999999999999999999_H16_S1024_D64_bf16/fwd0",
            "sdpa-prof/naive/B1099511627776_H1099511627776_S1024_D64_bf16/fwd0",  // too many
                                                                                  // elements
+           "sdpa-prof/naive/B8_H16_S1024_D64_bf16_scale0.1250/fwd0",  // not the number's one spelling
+           "sdpa-prof/naive/B8_H16_S1024_D64_bf16_scale-1/fwd0",
+           "sdpa-prof/naive/B8_H16_S1024_D64_bf16_scale0.125_causal/fwd0",  // out of order
            "aten::_safe_softmax, op_id = 48",
            "torch_sdpa timing torch:flash",
        })
