@@ -1,5 +1,6 @@
 #include "io/preset.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -72,8 +73,9 @@ std::string string_of(const json& v, const std::string& where, const std::string
 
 }  // namespace
 
-SweepConfig parse_config(std::string_view text, const std::string& source, const std::vector<AxisSpec>& axes) {
-  const json doc = parse_untrusted_json(text, source);
+SweepConfig parse_config(std::string_view text, const std::string& source, const std::vector<AxisSpec>& axes,
+                         UnknownKeys unknown) {
+  const json doc = parse_untrusted_json(text, source, DuplicateKeys::refused);
   if (!doc.is_object()) throw InputError(fmt::format("{}: expected a JSON object at the top level", source));
 
   static const std::vector<std::string> settings{"name",        "description", "backends", "seed", "warmup",
@@ -81,6 +83,8 @@ SweepConfig parse_config(std::string_view text, const std::string& source, const
                                                  "counters"};
   SweepConfig c;
   for (const auto& [key, value] : doc.items()) {
+    const bool known = find_axis(axes, key) != nullptr || std::find(settings.begin(), settings.end(), key) != settings.end();
+    if (!known && unknown == UnknownKeys::skipped) continue;
     const std::string where = key_location(text, source, key);
     if (const AxisSpec* axis = find_axis(axes, key)) {
       std::vector<AxisValue>& values = c.axes[key];
