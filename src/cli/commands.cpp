@@ -251,7 +251,9 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   const int signal = InterruptGuard::signal_seen();
   if (!swept.stopped_because.empty()) {
     report.partial = true;
-    report.partial_reason = signal != 0 ? fmt::format("interrupted by {}", signal == SIGINT ? "SIGINT" : "SIGTERM")
+    report.partial_reason = signal != 0 ? fmt::format("interrupted by {}", signal == SIGINT    ? "SIGINT"
+                                                                                    : signal == SIGTERM ? "SIGTERM"
+                                                                                                        : "SIGHUP")
                                         : swept.stopped_because;
     progress << "sdpa-prof: stopped early: " << report.partial_reason << "; " << report.cases.size()
              << " cases finished\n";

@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/interrupts.h"
 #include "cli/terminal.h"
 #include "model/errors.h"
 
@@ -13,6 +14,7 @@
 // its exit code; anything else is a bug, still reported as a sentence rather than a terminate.
 int main(int argc, char** argv) {
   using namespace sdpa;
+  remove_temporaries_on_signals();
   try {
     CliParse parsed = parse_cli(argc, argv);
     if (parsed.exit_code) return *parsed.exit_code;

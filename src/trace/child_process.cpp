@@ -27,26 +27,25 @@ void forward_signal(int signal) {
   if (const pid_t child = g_child.load(); child > 0) ::kill(child, signal);
 }
 
-// SIGINT and SIGTERM go to the child while it runs; the previous handlers come back after.
+// SIGINT, SIGTERM and SIGHUP go to the child while it runs (a closed terminal must not leave it
+// running); the previous handlers come back after.
 class SignalForwarding {
  public:
   SignalForwarding() {
     struct sigaction action {};
     action.sa_handler = &forward_signal;
     sigemptyset(&action.sa_mask);
-    ::sigaction(SIGINT, &action, &old_int_);
-    ::sigaction(SIGTERM, &action, &old_term_);
+    for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &action, &previous_[i]);
   }
   ~SignalForwarding() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGTERM, &old_term_, nullptr);
+    for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &previous_[i], nullptr);
   }
   SignalForwarding(const SignalForwarding&) = delete;
   SignalForwarding& operator=(const SignalForwarding&) = delete;
 
  private:
-  struct sigaction old_int_ {
-  }, old_term_{};
+  static constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction previous_[std::size(kForwarded)] {};
 };
 
 std::vector<std::string> environment_with(
