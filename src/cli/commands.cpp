@@ -132,7 +132,9 @@ void add_torch_cases(const CliOptions& o, const SweepPlan& plan, RunReport& repo
 
 int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
   for (const std::string& note : o.notes) progress << "sdpa-prof: note: " << note << "\n";
-  SweepPlan plan{expand_problems(o.config), resolve_backends(o.config.backends)};
+  std::vector<BackendChoice> backends = resolve_backends(o.config.backends);
+  check_sweep_size(o.config, backends.size());
+  SweepPlan plan{expand_problems(o.config), std::move(backends)};
   check_outputs({{"--json", o.json_path},
                  {"--samples", o.samples_path},
                  {"--csv", o.csv_path},
@@ -354,8 +356,8 @@ int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
 }
 
 int report_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
+  check_outputs({{"--html", o.html_path}}, o.files);
   const RunReport report = load_report(o.files.at(0));
-  if (!o.html_path.empty()) check_writable(o.html_path);
   if (o.format == "md") {
     out << format_markdown(report);
   } else if (o.format == "csv") {

@@ -10,6 +10,7 @@
 #include "io/input_file.h"
 #include "model/errors.h"
 #include "model/number_text.h"
+#include "model/printable_text.h"
 
 namespace sdpa {
 namespace {
@@ -157,7 +158,7 @@ double JsonFields::number(std::string_view key, double low, double high) const {
 std::string JsonFields::text(std::string_view key) const {
   const json& v = raw(key);
   if (!v.is_string()) fail(key, "a string");
-  return v.get<std::string>();
+  return printable_text(v.get<std::string>());
 }
 
 bool JsonFields::boolean(std::string_view key) const {

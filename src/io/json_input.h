@@ -40,7 +40,7 @@ class JsonFields {
   int64_t integer(std::string_view key, int64_t low, int64_t high = std::numeric_limits<int64_t>::max()) const;
   uint64_t unsigned_integer(std::string_view key) const;
   double number(std::string_view key, double low, double high = std::numeric_limits<double>::max()) const;
-  std::string text(std::string_view key) const;
+  std::string text(std::string_view key) const;  // control characters escaped (printable_text)
   bool boolean(std::string_view key) const;
 
   // The same, or `fallback` when the key is absent (keys added by a later schema).

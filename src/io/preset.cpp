@@ -9,6 +9,7 @@
 #include "io/json_input.h"
 #include "model/errors.h"
 #include "model/number_text.h"
+#include "model/printable_text.h"
 
 namespace sdpa {
 
@@ -68,7 +69,7 @@ bool is_finite_number_at_least(const json& v, double low, bool strictly) {
 
 std::string string_of(const json& v, const std::string& where, const std::string& key) {
   if (!v.is_string()) fail(where, key, "a string", v);
-  return v.get<std::string>();
+  return printable_text(v.get<std::string>());
 }
 
 }  // namespace
