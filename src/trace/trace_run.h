@@ -41,7 +41,8 @@ struct TraceOutcome {
 std::string find_injection_library();
 
 // Runs the command and analyses what it recorded. InputError when another profiler already
-// injects into CUDA programs here (CUDA_INJECTION64_PATH set) or a record file is not one.
+// injects into CUDA programs here (CUDA_INJECTION64_PATH set). A record file that is not one
+// (a FIFO, garbage, another pid in its header) makes its process partial, with the reason.
 TraceOutcome run_traced(const TraceRequest& request);
 
 }  // namespace sdpa
