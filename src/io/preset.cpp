@@ -84,8 +84,8 @@ SweepConfig parse_config(std::string_view text, const std::string& source, const
                                                  "counters"};
   SweepConfig c;
   for (const auto& [key, value] : doc.items()) {
-    const bool known = find_axis(axes, key) != nullptr || std::find(settings.begin(), settings.end(), key) != settings.end();
-    if (!known && unknown == UnknownKeys::skipped) continue;
+    const bool is_known = find_axis(axes, key) != nullptr || std::find(settings.begin(), settings.end(), key) != settings.end();
+    if (!is_known && unknown == UnknownKeys::skipped) continue;
     const std::string where = key_location(text, source, key);
     if (const AxisSpec* axis = find_axis(axes, key)) {
       std::vector<AxisValue>& values = c.axes[key];
