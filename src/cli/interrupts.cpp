@@ -4,8 +4,10 @@
 
 #include <atomic>
 #include <csignal>
+#include <iterator>
 
 #include "io/atomic_file.h"
+#include "trace/trace_run.h"
 
 namespace sdpa {
 namespace {
@@ -17,6 +19,7 @@ struct sigaction g_previous[3] {};
 
 extern "C" void on_fatal_signal(int sig) {
   remove_temporaries_from_signal_handler();
+  remove_record_folder_from_signal_handler();
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
@@ -25,6 +28,7 @@ extern "C" void on_stop_signal(int sig) {
   int none = 0;
   if (!g_signal.compare_exchange_strong(none, sig)) {  // the second: at once
     remove_temporaries_from_signal_handler();
+    remove_record_folder_from_signal_handler();
     _exit(128 + sig);
   }
 }

@@ -1,7 +1,7 @@
 // Signals. Ctrl-C, SIGTERM and SIGHUP during a sweep: the first asks the sweep to stop after the
 // current sample so that what was measured is written; a second one ends the process at once.
 // At any other time they end the process as usual, after removing the temporaries of files being
-// written (io/atomic_file.h).
+// written (io/atomic_file.h) and the record folder of a trace (trace/trace_run.h).
 #pragma once
 
 namespace sdpa {

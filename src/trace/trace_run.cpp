@@ -1,8 +1,13 @@
 #include "trace/trace_run.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -32,18 +37,26 @@ constexpr const char* kInjectionOverrideEnv = "SDPA_PROF_INJECT_LIBRARY";
 // Records kept per process; a program that launches more is reported on the first ones.
 constexpr std::size_t kMaxRecordsPerProcess = std::size_t{4} << 20;
 
-// A private folder for the records, removed with everything in it when the trace is done.
+// The record folder of the trace in progress, for a signal handler to remove: fixed storage.
+char g_record_folder[PATH_MAX] = {};
+std::atomic<bool> g_record_folder_set{false};
+
+// A private folder for the records, removed with everything in it when the trace is done, and
+// by remove_record_folder_from_signal_handler() when a signal ends the tool first.
 class RecordFolder {
  public:
   RecordFolder() {
     const char* tmp = std::getenv("TMPDIR");
     std::string pattern =
         fmt::format("{}/sdpa-prof-trace.XXXXXX", tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
-    if (::mkdtemp(pattern.data()) == nullptr)
+    if (pattern.size() >= PATH_MAX || ::mkdtemp(pattern.data()) == nullptr)
       throw InputError(fmt::format("cannot make a folder for the trace's records ({})", pattern));
     path_ = pattern;
+    std::memcpy(g_record_folder, path_.c_str(), path_.size() + 1);
+    g_record_folder_set.store(true);
   }
   ~RecordFolder() {
+    g_record_folder_set.store(false);
     std::error_code ignored;
     fs::remove_all(path_, ignored);
   }
@@ -111,6 +124,22 @@ RecordFile read_one_record_file(const RecordFileName& named) {
 }
 
 }  // namespace
+
+void remove_record_folder_from_signal_handler() {
+  if (!g_record_folder_set.load()) return;
+  const int dir = ::open(g_record_folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return;
+  // getdents64 and unlinkat: system calls only, no allocation (opendir is not signal-safe).
+  alignas(dirent64) static char entries[8192];
+  for (ssize_t got; (got = ::getdents64(dir, entries, sizeof entries)) > 0;)
+    for (ssize_t at = 0; at < got;) {
+      const auto* e = reinterpret_cast<const dirent64*>(entries + at);
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) ::unlinkat(dir, e->d_name, 0);
+      at += e->d_reclen;
+    }
+  ::close(dir);
+  ::rmdir(g_record_folder);
+}
 
 std::string find_injection_library() {
   if (const char* path = std::getenv(kInjectionOverrideEnv); path != nullptr && *path != '\0') {

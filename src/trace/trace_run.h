@@ -36,6 +36,10 @@ struct TraceOutcome {
   std::vector<ProcessRecords> records;  // with keep_records, in the order of info.processes
 };
 
+// Removes the record folder of a trace in progress; only async-signal-safe calls (for a signal
+// that ends the tool after the command has ended, while its records are read).
+void remove_record_folder_from_signal_handler();
+
 // libsdpa-prof-inject.so beside the running executable, or what SDPA_PROF_INJECT_LIBRARY names;
 // InputError when it is not there.
 std::string find_injection_library();
