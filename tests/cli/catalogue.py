@@ -133,12 +133,14 @@ def null_device():
 
 NULL_DEVICE = null_device()
 HOSTILE_TEXT = "\x1b]0;owned\x07\x1b[2J\rforged row\n### 0 regressions <img src=x onerror=alert(1)> | x"
-LONG_KERNEL = "void " + "ns::t<" * 4500 + "int" + ">" * 4500 + "(float const*)"  # 27,000+ characters
+LONG_KERNEL = "void ns::" + "k" * 27_000 + "<int>(float const*)"  # the regex recursed once per character
 MEGABYTE_KERNEL = "k" * 1_000_000
 TORCH_NAIVE = "sdpa-prof/torch:naive/B8_H16_S1024_D64_bf16_causal"
 TIMED_AND_SKIPPED = {"schema": "sdpa-prof/program-results", "schema_version": 1, "source": "t", "cases": [
     {"range": TORCH_NAIVE, "status": "ok", "samples_ms": [1.0, 1.1, 1.2]},
     {"range": TORCH_NAIVE, "status": "skipped", "reason": "refused"}]}
+VICTIM = write("victim.txt", "precious")
+VICTIM_UNCHANGED = unchanged(VICTIM)
 HUGE_SWEEP = ",".join(str(64 * (i + 1)) for i in range(1000))
 
 
@@ -244,7 +246,7 @@ CASES = [
     # Issue 28, class 1: long names are shortened in linear time, without recursion.
     ("trace-kernel-name-27k", "long names", 0, r"process 4243: 22 kernels",
      copy_into_trace_dir(records_with_kernel_name(LONG_KERNEL, 4243), "4243.records", "--kernels", "--timeline", path("long.trace.json")),
-     {}, {"seconds": 20, "check": file_matches(path("long.trace.json"), r"t<t<t<")}),
+     {}, {"seconds": 20, "check": file_matches(path("long.trace.json"), r"kkkk")}),
     ("trace-kernel-name-1mb", "long names", 0, r"process 4244: 22 kernels",
      copy_into_trace_dir(records_with_kernel_name(MEGABYTE_KERNEL, 4244), "4244.records", "--kernels"),
      {}, {"seconds": 30}),
@@ -267,8 +269,8 @@ CASES = [
     # Class 3: the old predictable temporary (NAME.tmp-PID) planted as a link to a victim: the
     # victim survives, and the output is written.
     ("planted-temporary-link", "temporaries", 0, r"wrote ",
-     ["sh", "-c", f'cd {WORK} && ln -s {write("victim.txt", "precious")} planted.html.tmp-$$ && exec "$TOOL" report {RESULT} --html planted.html'],
-     {}, {"check": lambda out: unchanged(path("victim.txt"))(out) or file_matches(path("planted.html"), "<html")(out)}),
+     ["sh", "-c", f'cd {WORK} && ln -s {VICTIM} planted.html.tmp-$$ && exec "$TOOL" report {RESULT} --html planted.html'],
+     {}, {"check": lambda out: VICTIM_UNCHANGED(out) or file_matches(path("planted.html"), "<html")(out)}),
     ("long-legal-name", "temporaries", 0, r"wrote ", ["report", RESULT, "--html", path("n" * 250)]),
     # Class 4: no file destroyed, whatever the spelling.
     ("html-over-report-input", "destroyed files", 2, r"--html .* would overwrite an input",
