@@ -262,6 +262,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   }
   out << format_table(report, o.table);
   if (o.kernels) out << format_kernels(report, o.table.style);
+  out.flush();  // before a file written in place on the same stream (--json /dev/stdout)
   write_outputs(o, report, progress);
   if (timeline) timeline->write(o.timeline_path, device.name, progress);
   if (signal != 0) return 128 + signal;
@@ -301,6 +302,7 @@ int trace_command(const CliOptions& o, std::ostream& out, std::ostream& progress
     if (o.kernels) out << format_kernels(report, o.table.style);
   }
   out << format_trace(*report.trace);
+  out.flush();
   write_outputs(o, report, progress);
   if (!o.timeline_path.empty()) {
     TimelineRecorder timeline(static_cast<uint64_t>(o.timeline_max_mb) << 20);
@@ -349,6 +351,7 @@ int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
     throw InputError("--strict-env: the two results come from different devices or library versions");
   }
   out << format_comparison_table(comparison, o.table.style);
+  out.flush();
   if (!o.md_path.empty()) write_file_atomically(o.md_path, format_comparison_markdown(comparison));
   if (!o.json_path.empty()) write_file_atomically(o.json_path, comparison_to_json(comparison).dump(2) + "\n");
   if (!o.html_path.empty()) write_file_atomically(o.html_path, format_comparison_html(comparison, base, next));
@@ -367,6 +370,7 @@ int report_command(const CliOptions& o, std::ostream& out, std::ostream& progres
     if (o.kernels) out << format_kernels(report, o.table.style);
     if (report.trace) out << format_trace(*report.trace);
   }
+  out.flush();
   if (!o.html_path.empty()) {
     write_file_atomically(o.html_path, format_html(report));
     progress << "wrote " << o.html_path << "\n";

@@ -59,16 +59,25 @@ std::string write_target(const std::string& given) {
   return target.string();
 }
 
-enum class TargetKind { regular_or_new, device };
+enum class TargetKind { regular_or_new, device, fifo };
 
-// A regular file (or none yet) is replaced; a character device (/dev/null) is written in place;
-// anything else is refused, never replaced.
-TargetKind target_kind(const std::string& given, const std::string& path) {
+// A regular file (or none yet) is replaced; a character device (/dev/null, a terminal) or a FIFO
+// (/dev/stdout on a pipe) is written in place; anything else is refused, never replaced. The
+// kernel follows the links here (/dev/stdout -> /proc/self/fd/1 -> a pipe).
+TargetKind target_kind(const std::string& given) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return TargetKind::regular_or_new;
-  if (S_ISREG(st.st_mode)) return TargetKind::regular_or_new;
+  if (::stat(given.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return TargetKind::regular_or_new;
   if (S_ISCHR(st.st_mode)) return TargetKind::device;
+  if (S_ISFIFO(st.st_mode)) return TargetKind::fifo;
   fail(given, fmt::format("it is {}; name a regular file", file_kind(st.st_mode)));
+}
+
+// Opens a device or FIFO to write in place; a FIFO no process reads is an error, not a hang.
+int open_in_place(const std::string& given) {
+  const int fd = ::open(given.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) fail(given, errno == ENXIO ? std::string("it is a FIFO that no process reads") : std::strerror(errno));
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
 }
 
 // The target's folder and a name short enough beside any legal file name.
@@ -131,13 +140,10 @@ void remove_temporaries_from_signal_handler() {
 }
 
 void check_writable(const std::string& given) {
+  const TargetKind kind = target_kind(given);
+  if (kind == TargetKind::device) ::close(open_in_place(given));
+  if (kind != TargetKind::regular_or_new) return;  // a FIFO opened and closed here would end its reader's input
   const std::string path = write_target(given);
-  if (target_kind(given, path) == TargetKind::device) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) fail(given, std::strerror(errno));
-    ::close(fd);
-    return;
-  }
   check_name_length(given, path);
   std::string tmp;
   const int fd = create_temporary(given, folder_of(path), tmp);
@@ -188,12 +194,11 @@ FdStreamBuf::int_type FdStreamBuf::overflow(int_type c) {
 
 int FdStreamBuf::sync() { return flush_buffer() ? 0 : -1; }
 
-AtomicFileStream::AtomicFileStream(const std::string& given)
-    : given_(given), path_(write_target(given)), stream_(&buffer_) {
-  if (target_kind(given_, path_) == TargetKind::device) {
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
-    if (fd_ < 0) fail(given_, std::strerror(errno));
+AtomicFileStream::AtomicFileStream(const std::string& given) : given_(given), path_(given), stream_(&buffer_) {
+  if (target_kind(given_) != TargetKind::regular_or_new) {
+    fd_ = open_in_place(given_);
   } else {
+    path_ = write_target(given_);
     check_name_length(given_, path_);
     fd_ = create_temporary(given_, folder_of(path_), tmp_);
     slot_ = remember_temporary(tmp_);

@@ -1,7 +1,8 @@
 // Files written whole or not at all: a temporary of our own beside the target, renamed over it.
 // The temporary has a random short name and is created exclusively, never through a link, so a
-// name planted in a shared folder cannot redirect the write; a target that is a device is written
-// in place and never replaced; temporaries are removed on the signals the tool handles.
+// name planted in a shared folder cannot redirect the write; a target that is a device or a FIFO
+// (/dev/null, /dev/stdout) is written in place and never replaced; temporaries are removed on the
+// signals the tool handles.
 #pragma once
 
 #include <ostream>
@@ -23,7 +24,7 @@ struct OutputPath {
 void check_outputs(const std::vector<OutputPath>& outputs, const std::vector<std::string>& inputs);
 
 // Throws InputError when `path` cannot be written (checked before a sweep starts): its folder is
-// not writable, its name is too long, or it is a directory, a FIFO or a socket.
+// not writable, its name is too long, or it is a directory, a socket or a block device.
 void check_writable(const std::string& path);
 // Writes `content` to `path` atomically; throws InputError on failure, leaving no partial file.
 // When `path` is a symbolic link, the file it points to is replaced, not the link.
@@ -65,7 +66,7 @@ class AtomicFileStream {
   void commit();  // throws InputError when a write failed or the rename does
 
  private:
-  std::string given_, path_, tmp_;  // tmp_ empty: written in place (a device)
+  std::string given_, path_, tmp_;  // tmp_ empty: written in place (a device, a FIFO)
   int fd_ = -1;
   int slot_ = -1;  // in the table of temporaries removed on a signal
   FdStreamBuf buffer_;

@@ -264,8 +264,10 @@ CASES = [
      ["trace", "--", "sh", "-c", 'mkfifo "$SDPA_PROF_TRACE_DIR/5.records"'], {}, {"seconds": 10}),
     ("trace-fifo-results", "fifo", 0, r"results the command handed over are left out: .*it is a FIFO",
      ["trace", "--", "sh", "-c", 'mkfifo "$SDPA_PROF_RESULTS"'], {}, {"seconds": 10}),
-    ("html-to-fifo", "fifo", 2, r"cannot write .*: it is a FIFO; name a regular file",
+    ("html-to-fifo", "fifo", 2, r"cannot write .*: it is a FIFO that no process reads",
      ["report", RESULT, "--html", fifo("out.fifo")], {}, {"seconds": 10}),
+    ("html-to-stdout-pipe", "fifo", 0, r"<!DOCTYPE html>", ["report", RESULT, "--quiet", "--html", "/dev/stdout"], {},
+     {"seconds": 10, "max_output": 1_000_000}),
     # Class 3: the old predictable temporary (NAME.tmp-PID) planted as a link to a victim: the
     # victim survives, and the output is written.
     ("planted-temporary-link", "temporaries", 0, r"wrote ",

@@ -68,13 +68,26 @@ TEST_F(SafeFiles, ALongLegalNameGetsAShortTemporary) {
   EXPECT_THROW(check_writable(at(std::string(256, 'n'))), InputError);
 }
 
-TEST_F(SafeFiles, AFifoTargetIsRefusedNotReplaced) {
+TEST_F(SafeFiles, AFifoNoOneReadsIsAnErrorNotAHangAndStaysAFifo) {
   ASSERT_EQ(::mkfifo(at("f").c_str(), 0600), 0);
-  EXPECT_THROW(check_writable(at("f")), InputError);
   EXPECT_THROW(write_file_atomically(at("f"), "x"), InputError);
   struct stat st {};
   ASSERT_EQ(::stat(at("f").c_str(), &st), 0);
   EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_THROW(check_writable(dir_), InputError);  // a directory
+}
+
+TEST_F(SafeFiles, APipeIsWrittenInPlace) {  // --json /dev/stdout | jq
+  int ends[2];
+  ASSERT_EQ(::pipe(ends), 0);
+  const std::string write_end = "/proc/self/fd/" + std::to_string(ends[1]);
+  check_writable(write_end);
+  write_file_atomically(write_end, "through the pipe");
+  ::close(ends[1]);
+  char got[64] = {};
+  EXPECT_EQ(::read(ends[0], got, sizeof got), 16);
+  EXPECT_STREQ(got, "through the pipe");
+  ::close(ends[0]);
 }
 
 TEST_F(SafeFiles, ADeviceIsWrittenInPlaceAndAFullOneIsAnError) {
