@@ -42,23 +42,39 @@ std::vector<std::string> with_default_subcommand(int argc, const char* const* ar
   return args;
 }
 
+// A comma-separated list: an empty item ("1024,,2048", "naive,") is a mistake, never skipped.
+// An empty text is one empty item, for the caller to refuse by what the item should be.
+std::vector<std::string> split_list(const std::string& flag, const std::string& text, const std::string& items) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    parts.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  if (parts.size() > 1 && std::find(parts.begin(), parts.end(), "") != parts.end())
+    throw InputError(fmt::format("{}: expected a comma-separated list of {} with no empty item, got {}", flag, items, echo(text)));
+  return parts;
+}
+
+// Every item of every occurrence of a list flag (--seq 1,2 --seq 3).
+std::vector<std::string> split_lists(const std::string& flag, const std::vector<std::string>& texts,
+                                     const std::string& items) {
+  std::vector<std::string> all;
+  for (const std::string& text : texts)
+    for (std::string& item : split_list(flag, text, items)) all.push_back(std::move(item));
+  return all;
+}
+
 // --columns LIST: known column ids, comma-separated, in the order given.
 std::vector<std::string> parse_columns(const std::string& text) {
   const std::vector<std::string> known = table_column_ids();
   std::string known_text;
   for (const std::string& id : known) known_text += (known_text.empty() ? "" : ", ") + id;
-  std::vector<std::string> ids;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find(',', start), text.size());
-    const std::string id = text.substr(start, end - start);
-    if (id.empty())
-      throw InputError(fmt::format("--columns: expected a comma-separated list of columns ({}), got {}", known_text, echo(text)));
+  const std::vector<std::string> ids = split_list("--columns", text, fmt::format("columns ({})", known_text));
+  for (const std::string& id : ids)
     if (std::find(known.begin(), known.end(), id) == known.end())
       throw InputError(fmt::format("--columns: unknown column {}; the columns are {}", echo(id), known_text));
-    ids.push_back(id);
-    start = end + 1;
-  }
   return ids;
 }
 
@@ -105,9 +121,10 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   std::vector<std::string> backends;
   std::string seed, warmup, min_samples, max_noise_percent, min_time, timeout;
   bool hot = false;
-  run->add_option("--config", config_path, "sweep preset (JSON); flags override its axes");
-  run->add_option("--backend", backends, "backends to run, comma-separated, or all; NAME:all runs every variant (cudnn:all)")
-      ->delimiter(',');
+  std::vector<CLI::Option*> file_options;
+  file_options.push_back(run->add_option("--config", config_path, "sweep preset (JSON); flags override its axes"));
+  CLI::Option* backend_opt =
+      run->add_option("--backend", backends, "backends to run, comma-separated, or all; NAME:all runs every variant (cudnn:all)");
   // One option per axis of the axis table.
   struct AxisFlag {
     const AxisSpec* axis;
@@ -122,7 +139,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
     if (axis.type == AxisType::boolean)
       f.option = run->add_flag(axis.flag + ",!--no-" + axis.flag.substr(2), f.on, axis.help);
     else
-      f.option = run->add_option(axis.flag, f.texts, axis.help)->delimiter(',');
+      f.option = run->add_option(axis.flag, f.texts, axis.help);
   }
   CLI::Option* seed_opt = run->add_option("--seed", seed, "random seed for the inputs (default: a fresh one)");
   CLI::Option* warmup_opt = run->add_option("--warmup", warmup, "forwards before timing");
@@ -133,7 +150,6 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   CLI::Option* timeout_opt = run->add_option("--timeout", timeout,
       "seconds of sampling per case at most; then the result says it did not converge (default 15)");
   CLI::Option* hot_opt = run->add_flag("--hot", hot, "back-to-back samples with a warm L2 (default: L2 flushed before each)");
-  std::vector<CLI::Option*> file_options;
   file_options.push_back(run->add_option("--samples", o.samples_path, "write every timing sample of every case to this JSON file"));
   std::string cudnn_engines;
   CLI::Option* cudnn_engines_opt =
@@ -144,7 +160,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   file_options.push_back(run->add_option("--md", o.md_path, "write the results as a Markdown table to this file"));
   run->add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
   run->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
-  run->add_option("--html", o.html_path, "also write the results as one self-contained HTML page");
+  file_options.push_back(run->add_option("--html", o.html_path, "also write the results as one self-contained HTML page"));
   file_options.push_back(run->add_option(
       "--timeline", o.timeline_path, "write the profile passes as a Chrome trace-event JSON file (Perfetto, chrome://tracing)"));
   std::string timeline_max_mb;
@@ -191,9 +207,9 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   report->add_option("file", o.files, "a result file written by --json")->required()->expected(1);
   report->add_option("--format", o.format, "table, md or csv")->check(CLI::IsMember({"table", "md", "csv"}));
   report->add_flag("--kernels", o.kernels, "with the table, each case's kernels, copies and occupancy");
-  report->add_option("--html", o.html_path, "also write the result as one self-contained HTML page");
+  file_options.push_back(report->add_option("--html", o.html_path, "also write the result as one self-contained HTML page"));
   add_table_flags(report, report_table);
-  compare->add_option("--html", o.html_path, "also write the comparison as one self-contained HTML page");
+  file_options.push_back(compare->add_option("--html", o.html_path, "also write the comparison as one self-contained HTML page"));
   file_options.push_back(trace->add_option("--json", o.json_path, "write the traced cases as JSON to this file"));
   file_options.push_back(trace->add_option("--md", o.md_path, "write the traced cases as a Markdown table to this file"));
   file_options.push_back(trace->add_option("--csv", o.csv_path, "write the traced cases as CSV to this file"));
@@ -266,7 +282,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
     throw InputError(fmt::format("--config: {}", e.what()));
   }
   SweepConfig& c = o.config;
-  if (!backends.empty()) c.backends = backends;
+  if (backend_opt->count() > 0) c.backends = split_lists("--backend", backends, "backends");
   if (cudnn_engines_opt->count() > 0) {
     c.backends = {"cudnn:all"};
     o.notes.push_back("--cudnn-engines all is deprecated and will be removed: use --backend cudnn:all");
@@ -276,7 +292,8 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
     std::vector<AxisValue>& values = c.axes[f.axis->name];
     values.clear();
     if (f.axis->type == AxisType::boolean) values.push_back(f.on);
-    for (const std::string& text : f.texts) values.push_back(parse_axis_text(*f.axis, text));
+    for (const std::string& text : split_lists(f.axis->flag, f.texts, "values"))
+      values.push_back(parse_axis_text(*f.axis, text));
     // Axes that follow this one follow its new values unless they were given too.
     for (const AxisFlag& g : axis_flags)
       if (g.axis->follows == f.axis->name && g.option->count() == 0) c.axes.erase(g.axis->name);

@@ -134,7 +134,9 @@ void add_torch_cases(const CliOptions& o, const SweepPlan& plan, RunReport& repo
 
 int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
   for (const std::string& note : o.notes) progress << "sdpa-prof: note: " << note << "\n";
-  SweepPlan plan{expand_problems(o.config), resolve_backends(o.config.backends)};
+  std::vector<BackendChoice> backends = resolve_backends(o.config.backends);
+  check_sweep_size(o.config, backends.size());
+  SweepPlan plan{expand_problems(o.config), std::move(backends)};
   check_outputs({{"--json", o.json_path},
                  {"--samples", o.samples_path},
                  {"--csv", o.csv_path},
@@ -253,13 +255,16 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   const int signal = InterruptGuard::signal_seen();
   if (!swept.stopped_because.empty()) {
     report.partial = true;
-    report.partial_reason = signal != 0 ? fmt::format("interrupted by {}", signal == SIGINT ? "SIGINT" : "SIGTERM")
+    report.partial_reason = signal != 0 ? fmt::format("interrupted by {}", signal == SIGINT    ? "SIGINT"
+                                                                                    : signal == SIGTERM ? "SIGTERM"
+                                                                                                        : "SIGHUP")
                                         : swept.stopped_because;
     progress << "sdpa-prof: stopped early: " << report.partial_reason << "; " << report.cases.size()
              << " cases finished\n";
   }
   out << format_table(report, o.table);
   if (o.kernels) out << format_kernels(report, o.table.style);
+  out.flush();  // before a file written in place on the same stream (--json /dev/stdout)
   write_outputs(o, report, progress);
   if (timeline) timeline->write(o.timeline_path, device.name, progress);
   if (signal != 0) return 128 + signal;
@@ -299,6 +304,7 @@ int trace_command(const CliOptions& o, std::ostream& out, std::ostream& progress
     if (o.kernels) out << format_kernels(report, o.table.style);
   }
   out << format_trace(*report.trace);
+  out.flush();
   write_outputs(o, report, progress);
   if (!o.timeline_path.empty()) {
     TimelineRecorder timeline(static_cast<uint64_t>(o.timeline_max_mb) << 20);
@@ -347,6 +353,7 @@ int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
     throw InputError("--strict-env: the two results come from different devices or library versions");
   }
   out << format_comparison_table(comparison, o.table.style);
+  out.flush();
   if (!o.md_path.empty()) write_file_atomically(o.md_path, format_comparison_markdown(comparison));
   if (!o.json_path.empty()) write_file_atomically(o.json_path, comparison_to_json(comparison).dump(2) + "\n");
   if (!o.html_path.empty()) write_file_atomically(o.html_path, format_comparison_html(comparison, base, next));
@@ -354,8 +361,8 @@ int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
 }
 
 int report_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
+  check_outputs({{"--html", o.html_path}}, o.files);
   const RunReport report = load_report(o.files.at(0));
-  if (!o.html_path.empty()) check_writable(o.html_path);
   if (o.format == "md") {
     out << format_markdown(report);
   } else if (o.format == "csv") {
@@ -365,6 +372,7 @@ int report_command(const CliOptions& o, std::ostream& out, std::ostream& progres
     if (o.kernels) out << format_kernels(report, o.table.style);
     if (report.trace) out << format_trace(*report.trace);
   }
+  out.flush();
   if (!o.html_path.empty()) {
     write_file_atomically(o.html_path, format_html(report));
     progress << "wrote " << o.html_path << "\n";

@@ -4,32 +4,56 @@
 
 #include <atomic>
 #include <csignal>
+#include <iterator>
+
+#include "io/atomic_file.h"
+#include "trace/trace_run.h"
 
 namespace sdpa {
 namespace {
 
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
 std::atomic<int> g_signal{0};
-struct sigaction g_previous_int {};
-struct sigaction g_previous_term {};
+struct sigaction g_previous[3] {};
+
+extern "C" void on_fatal_signal(int sig) {
+  remove_temporaries_from_signal_handler();
+  remove_record_folder_from_signal_handler();
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
 
 extern "C" void on_stop_signal(int sig) {
   int none = 0;
-  if (!g_signal.compare_exchange_strong(none, sig)) _exit(128 + sig);  // the second: at once
+  if (!g_signal.compare_exchange_strong(none, sig)) {  // the second: at once
+    remove_temporaries_from_signal_handler();
+    remove_record_folder_from_signal_handler();
+    _exit(128 + sig);
+  }
+}
+
+// A signal the parent process ignores (nohup's SIGHUP) stays ignored.
+void install(void (*handler)(int), struct sigaction* previous) {
+  struct sigaction action {};
+  action.sa_handler = handler;
+  sigemptyset(&action.sa_mask);
+  for (std::size_t i = 0; i < std::size(kStopSignals); ++i) {
+    struct sigaction current {};
+    sigaction(kStopSignals[i], nullptr, &current);
+    if (previous != nullptr) previous[i] = current;
+    if (current.sa_handler != SIG_IGN) sigaction(kStopSignals[i], &action, nullptr);
+  }
 }
 
 }  // namespace
 
-InterruptGuard::InterruptGuard() {
-  struct sigaction action {};
-  action.sa_handler = on_stop_signal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, &g_previous_int);
-  sigaction(SIGTERM, &action, &g_previous_term);
-}
+void remove_temporaries_on_signals() { install(on_fatal_signal, nullptr); }
+
+InterruptGuard::InterruptGuard() { install(on_stop_signal, g_previous); }
 
 InterruptGuard::~InterruptGuard() {
-  sigaction(SIGINT, &g_previous_int, nullptr);
-  sigaction(SIGTERM, &g_previous_term, nullptr);
+  for (std::size_t i = 0; i < std::size(kStopSignals); ++i) sigaction(kStopSignals[i], &g_previous[i], nullptr);
 }
 
 int InterruptGuard::signal_seen() { return g_signal.load(); }

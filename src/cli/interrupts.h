@@ -1,8 +1,13 @@
-// Ctrl-C and SIGTERM during a sweep: the first signal asks the sweep to stop after the current
-// sample so that what was measured is written; a second one ends the process at once.
+// Signals. Ctrl-C, SIGTERM and SIGHUP during a sweep: the first asks the sweep to stop after the
+// current sample so that what was measured is written; a second one ends the process at once.
+// At any other time they end the process as usual, after removing the temporaries of files being
+// written (io/atomic_file.h) and the record folder of a trace (trace/trace_run.h).
 #pragma once
 
 namespace sdpa {
+
+// Installs, for the whole process, the handlers that remove temporaries before dying.
+void remove_temporaries_on_signals();
 
 class InterruptGuard {
  public:
@@ -11,7 +16,7 @@ class InterruptGuard {
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;
 
-  // The signal that asked to stop (SIGINT, SIGTERM), 0 when none has.
+  // The signal that asked to stop (SIGINT, SIGTERM, SIGHUP), 0 when none has.
   static int signal_seen();
 };
 

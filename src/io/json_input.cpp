@@ -1,15 +1,16 @@
 #include "io/json_input.h"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
-#include <system_error>
-#include <filesystem>
+#include <cstdio>
+#include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "io/input_file.h"
 #include "model/errors.h"
 #include "model/number_text.h"
+#include "model/printable_text.h"
 
 namespace sdpa {
 namespace {
@@ -48,16 +49,25 @@ std::string got_text(const json& v) {
 
 }  // namespace
 
-json parse_untrusted_json(std::string_view text, const std::string& source) {
+json parse_untrusted_json(std::string_view text, const std::string& source, DuplicateKeys duplicates) {
   // The callback sees every value with its depth: deeper input is refused before it is built.
   bool too_deep = false;
-  const json::parser_callback_t limit_depth = [&too_deep](int depth, json::parse_event_t, json&) {
+  std::vector<std::set<std::string>> keys_of_open_objects;  // only when duplicates are refused
+  std::string duplicate;
+  const json::parser_callback_t check = [&](int depth, json::parse_event_t event, json& parsed) {
     if (depth > kMaxJsonDepth) too_deep = true;
+    if (duplicates == DuplicateKeys::refused) {
+      if (event == json::parse_event_t::object_start) keys_of_open_objects.emplace_back();
+      if (event == json::parse_event_t::object_end && !keys_of_open_objects.empty()) keys_of_open_objects.pop_back();
+      if (event == json::parse_event_t::key && !keys_of_open_objects.empty() &&
+          !keys_of_open_objects.back().insert(parsed.get<std::string>()).second && duplicate.empty())
+        duplicate = parsed.get<std::string>();
+    }
     return !too_deep;
   };
   json doc;
   try {
-    doc = json::parse(text.begin(), text.end(), limit_depth);
+    doc = json::parse(text.begin(), text.end(), check);
   } catch (const json::parse_error& e) {
     const Position pos = position_of(text, e.byte == 0 ? 0 : e.byte - 1);
     std::string what = e.what();
@@ -67,23 +77,20 @@ json parse_untrusted_json(std::string_view text, const std::string& source) {
     throw InputError(fmt::format("{}: {}", source, e.what()));
   }
   if (too_deep) throw InputError(fmt::format("{}: nested deeper than {} levels", source, kMaxJsonDepth));
+  if (!duplicate.empty())
+    throw InputError(fmt::format("{}: the key {} is given twice; give it once", source, echo(duplicate)));
   return doc;
 }
 
 std::string read_untrusted_text_file(const std::string& path, std::size_t max_bytes) {
-  std::error_code ec;
-  const std::filesystem::file_status status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) throw InputError(fmt::format("cannot read {}: no such file", path));
-  if (std::filesystem::is_directory(status)) throw InputError(fmt::format("cannot read {}: it is a directory", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot read {}", path));
+  const InputFile in = open_regular_file(path);
   std::string text;
   char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+  for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, in.get())) > 0;) {
+    text.append(buffer, got);
     if (text.size() > max_bytes) throw InputError(fmt::format("{} is larger than {} bytes", path, max_bytes));
   }
-  if (in.bad()) throw InputError(fmt::format("cannot read {}", path));
+  if (std::ferror(in.get())) throw InputError(fmt::format("cannot read {}", path));
   return text;
 }
 
@@ -151,7 +158,7 @@ double JsonFields::number(std::string_view key, double low, double high) const {
 std::string JsonFields::text(std::string_view key) const {
   const json& v = raw(key);
   if (!v.is_string()) fail(key, "a string");
-  return v.get<std::string>();
+  return printable_text(v.get<std::string>());
 }
 
 bool JsonFields::boolean(std::string_view key) const {

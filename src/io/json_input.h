@@ -14,11 +14,15 @@ namespace sdpa {
 
 inline constexpr int kMaxJsonDepth = 64;
 
+// A key twice in one object: nlohmann keeps the last silently; a preset refuses it.
+enum class DuplicateKeys { last_wins, refused };
+
 // Parses `text`; errors name `source`, line and column. Deeper nesting than kMaxJsonDepth and
 // numbers out of range are errors, never crashes.
-nlohmann::json parse_untrusted_json(std::string_view text, const std::string& source);
-// The text of the file at `path`, at most `max_bytes`; a missing file, a directory or an
-// unreadable one is an InputError.
+nlohmann::json parse_untrusted_json(std::string_view text, const std::string& source,
+                                    DuplicateKeys duplicates = DuplicateKeys::last_wins);
+// The text of the file at `path`, at most `max_bytes`; a missing or unreadable file, or one that
+// is not a regular file (a directory, a FIFO, a device), is an InputError.
 std::string read_untrusted_text_file(const std::string& path, std::size_t max_bytes = std::size_t{1} << 30);
 // Reads and parses the file at `path` (at most `max_bytes`); a missing file, a directory or an
 // unreadable one is an InputError.
@@ -36,7 +40,7 @@ class JsonFields {
   int64_t integer(std::string_view key, int64_t low, int64_t high = std::numeric_limits<int64_t>::max()) const;
   uint64_t unsigned_integer(std::string_view key) const;
   double number(std::string_view key, double low, double high = std::numeric_limits<double>::max()) const;
-  std::string text(std::string_view key) const;
+  std::string text(std::string_view key) const;  // control characters escaped (printable_text)
   bool boolean(std::string_view key) const;
 
   // The same, or `fallback` when the key is absent (keys added by a later schema).

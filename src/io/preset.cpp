@@ -1,5 +1,6 @@
 #include "io/preset.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include "io/json_input.h"
 #include "model/errors.h"
 #include "model/number_text.h"
+#include "model/printable_text.h"
 
 namespace sdpa {
 
@@ -67,13 +69,14 @@ bool is_finite_number_at_least(const json& v, double low, bool strictly) {
 
 std::string string_of(const json& v, const std::string& where, const std::string& key) {
   if (!v.is_string()) fail(where, key, "a string", v);
-  return v.get<std::string>();
+  return printable_text(v.get<std::string>());
 }
 
 }  // namespace
 
-SweepConfig parse_config(std::string_view text, const std::string& source, const std::vector<AxisSpec>& axes) {
-  const json doc = parse_untrusted_json(text, source);
+SweepConfig parse_config(std::string_view text, const std::string& source, const std::vector<AxisSpec>& axes,
+                         UnknownKeys unknown) {
+  const json doc = parse_untrusted_json(text, source, DuplicateKeys::refused);
   if (!doc.is_object()) throw InputError(fmt::format("{}: expected a JSON object at the top level", source));
 
   static const std::vector<std::string> settings{"name",        "description", "backends", "seed", "warmup",
@@ -81,6 +84,8 @@ SweepConfig parse_config(std::string_view text, const std::string& source, const
                                                  "counters"};
   SweepConfig c;
   for (const auto& [key, value] : doc.items()) {
+    const bool is_known = find_axis(axes, key) != nullptr || std::find(settings.begin(), settings.end(), key) != settings.end();
+    if (!is_known && unknown == UnknownKeys::skipped) continue;
     const std::string where = key_location(text, source, key);
     if (const AxisSpec* axis = find_axis(axes, key)) {
       std::vector<AxisValue>& values = c.axes[key];

@@ -1,11 +1,12 @@
 #include "io/record_file.h"
 
-#include <fstream>
+#include <cstdio>
 #include <limits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "io/input_file.h"
 #include "io/json_input.h"
 #include "model/errors.h"
 
@@ -231,18 +232,17 @@ std::string end_line() {
 }
 
 RecordFile read_record_file(const std::string& path, std::size_t max_records) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot be read", path));
+  const InputFile in = open_regular_file(path);
   RecordFile file;
   std::string line;
   std::size_t number = 0, kept = 0;
   // A line longer than the writer ever writes, or one cut short by the end of the file.
   const auto next_line = [&]() -> int {
     line.clear();
-    for (char c; in.get(c);) {
+    for (int c; (c = std::getc(in.get())) != EOF;) {
       if (c == '\n') return 1;
       if (line.size() >= kMaxRecordLine) return -1;
-      line.push_back(c);
+      line.push_back(static_cast<char>(c));
     }
     return line.empty() ? 0 : -1;
   };

@@ -78,6 +78,9 @@ struct MemcpyProfile {
   double per_forward = 0;
   double bytes_per_forward = 0;
   double mean_us = 0;
+
+  // 0 for a result that says 0 copies per forward (never inf).
+  double mib_per_copy() const { return per_forward > 0 ? bytes_per_forward / per_forward / 1048576.0 : 0.0; }
 };
 
 struct ForwardProfile {

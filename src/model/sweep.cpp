@@ -1,6 +1,8 @@
 #include "model/sweep.h"
 
 #include <algorithm>
+#include <limits>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -30,13 +32,29 @@ void check_problem(const Problem& p) {
 std::vector<AxisValue> SweepConfig::values_of(const AxisSpec& axis) const {
   std::vector<AxisValue> out;
   const auto given = axes.find(axis.name);
+  std::set<AxisValue> seen;  // not a search of `out`: a list of 10^5 values would take minutes
   for (const AxisValue& v : given != axes.end() ? given->second : axis.defaults)
-    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+    if (seen.insert(v).second) out.push_back(v);
   return out;
+}
+
+void check_sweep_size(const SweepConfig& c, std::size_t cases_per_problem, const std::vector<AxisSpec>& axes) {
+  // Saturating: ten axes of 10^4 values overflow 64 bits.
+  const auto times = [](std::size_t a, std::size_t b) {
+    return b != 0 && a > std::numeric_limits<std::size_t>::max() / b ? std::numeric_limits<std::size_t>::max() : a * b;
+  };
+  std::size_t cases = cases_per_problem;
+  for (const AxisSpec& a : axes) cases = times(cases, std::max<std::size_t>(1, c.values_of(a).size()));
+  if (cases > kMaxSweepCases)
+    throw InputError(fmt::format("the sweep has {} cases, more than the {} run at once: give fewer values",
+                                 cases == std::numeric_limits<std::size_t>::max() ? std::string("over 2^64")
+                                                                                : std::to_string(cases),
+                                 kMaxSweepCases));
 }
 
 std::vector<Problem> expand_problems(const SweepConfig& c, const std::vector<AxisSpec>& axes) {
   check_settings(c);
+  check_sweep_size(c, 1, axes);
   for (const auto& [name, values] : c.axes) {
     if (find_axis(axes, name) == nullptr) throw InputError(fmt::format("unknown axis \"{}\"", name));
     if (values.empty()) throw InputError(fmt::format("{} needs at least one value", name));

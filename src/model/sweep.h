@@ -2,6 +2,7 @@
 // The cases are the cartesian product of the axes' values.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -37,6 +38,14 @@ struct SweepConfig {
   // follows another or leaves the Problem's own default.
   std::vector<AxisValue> values_of(const AxisSpec& axis) const;
 };
+
+// The most cases one sweep runs: past it the sweep is refused before it is expanded.
+inline constexpr std::size_t kMaxSweepCases = 100000;
+
+// Throws InputError, with the count, when the sweep has more than kMaxSweepCases cases, each
+// problem being run `cases_per_problem` times (once per backend).
+void check_sweep_size(const SweepConfig& config, std::size_t cases_per_problem,
+                      const std::vector<AxisSpec>& axes = axis_table());
 
 // Every problem of the sweep, validated, duplicates dropped; throws InputError naming the bad value.
 std::vector<Problem> expand_problems(const SweepConfig& config,

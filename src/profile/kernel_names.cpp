@@ -6,7 +6,6 @@
 #include <cctype>
 #include <cstdlib>
 #include <memory>
-#include <regex>
 #include <string_view>
 
 namespace sdpa {
@@ -42,9 +41,35 @@ std::string without_return_type(const std::string& s) {
   return cut == std::string::npos ? s : s.substr(cut + 1);
 }
 
-std::string without_namespaces(const std::string& s) {
-  static const std::regex qualifier(R"((\(anonymous namespace\)|[A-Za-z_][A-Za-z0-9_]*)::)");
-  return std::regex_replace(s, qualifier, "");
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+// Drops every qualifier before "::" ("(anonymous namespace)" or an identifier) in one pass: a
+// name of a million characters costs a million steps, and nothing recurses.
+std::string without_namespaces(std::string_view s) {
+  constexpr std::string_view kAnonymous = "(anonymous namespace)";
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    if (s.compare(i, 2, "::") != 0) {
+      out.push_back(s[i++]);
+      continue;
+    }
+    if (out.ends_with(kAnonymous)) {
+      out.resize(out.size() - kAnonymous.size());
+      i += 2;
+      continue;
+    }
+    // The identifier before "::": the run of word characters, less leading digits.
+    std::size_t start = out.size();
+    while (start > 0 && is_word_char(out[start - 1])) --start;
+    while (start < out.size() && std::isdigit(static_cast<unsigned char>(out[start])) != 0) ++start;
+    if (start < out.size())
+      out.resize(start);
+    else
+      out.append("::");
+    i += 2;
+  }
+  return out;
 }
 
 std::string lowercase(std::string s) {
@@ -55,6 +80,9 @@ std::string lowercase(std::string s) {
 }  // namespace
 
 std::string demangle(const std::string& name) {
+  // The demangler recurses per nesting level: a hostile name of that size is kept as it is.
+  constexpr std::size_t kMaxDemangledChars = std::size_t{1} << 16;
+  if (name.size() > kMaxDemangledChars) return name;
   int status = 0;
   const std::unique_ptr<char, decltype(&std::free)> text(
       abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);

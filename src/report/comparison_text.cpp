@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/case_key.h"
+#include "report/cell_escape.h"
 #include "report/report.h"
 
 namespace sdpa {
@@ -63,17 +64,17 @@ std::string format_comparison_markdown(const Comparison& c) {
                                          [](const CaseComparison& k) { return k.regression; });
   std::string out = fmt::format("### sdpa-prof: {} regression{} in {} cases (threshold {:.1f}%)\n\n",
                                 regressions, regressions == 1 ? "" : "s", c.cases.size(), 100 * c.threshold);
-  for (const std::string& d : c.environment_differences) out += "> environment differs: " + d + "\n";
+  for (const std::string& d : c.environment_differences) out += "> environment differs: " + markdown_cell(d) + "\n";
   if (!c.environment_differences.empty()) out += "\n";
   out += "| backend | shape | dtype | causal | base ms | new ms | change | noise | verdict |\n";
   out += "|---|---|---|---|---:|---:|---:|---:|---|\n";
   for (const CaseComparison& k : c.cases) {
     std::string verdict = k.regression ? fmt::format("**regression** ({})", verdict_text(k)) : verdict_text(k);
     if (!k.note.empty()) verdict += ": " + k.note;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.1f}% | {} |\n", k.backend,
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.1f}% | {} |\n", markdown_cell(k.backend),
                        k.problem.shape_label(), dtype_name(k.problem.dtype),
                        k.problem.causal ? "yes" : "no", ms_cell(k.base_ms), ms_cell(k.new_ms),
-                       change_cell(k), 100 * k.noise, verdict);
+                       change_cell(k), 100 * k.noise, markdown_cell(verdict));
   }
   if (const std::string legend = clock_legend(c); !legend.empty()) out += "\n" + legend;
   return out;

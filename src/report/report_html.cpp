@@ -260,7 +260,7 @@ std::string kernel_table(const CaseProfile& p) {
         "class=\"num\">{:.1f}</td>"
         "<td colspan=\"9\">{:.1f} MiB per copy</td></tr>\n",
         html_escape(m.kind), m.per_forward, m.mean_us,
-        m.bytes_per_forward / m.per_forward / 1048576.0);
+        m.mib_per_copy());
   return out + "</tbody>\n</table></div>\n";
 }
 

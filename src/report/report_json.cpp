@@ -320,7 +320,7 @@ RunReport report_from_json(const json& doc) {
   }
   json config = j.object("config").value();
   config.erase("samples");  // schema 1 and 2 had a fixed sample count; schema 3 samples to a noise target
-  r.config = parse_config(config.dump(), "the result's config");
+  r.config = parse_config(config.dump(), "the result's config", axis_table(), UnknownKeys::skipped);
   r.partial = j.boolean_or("partial", false);
   r.partial_reason = j.text_or("partial_reason", "");
   if (j.has("trace")) r.trace = trace_from_json(j.object("trace"));

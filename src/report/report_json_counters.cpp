@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/errors.h"
+#include "model/printable_text.h"
 
 namespace sdpa {
 namespace {
@@ -85,7 +86,7 @@ CounterSource counter_source_from_json(const JsonFields& j) {
   const json& unavailable = j.array("unavailable");
   for (const json& name : unavailable) {
     if (!name.is_string()) j.fail("unavailable", "an array of metric names");
-    s.unavailable.push_back(name.get<std::string>());
+    s.unavailable.push_back(printable_text(name.get<std::string>()));
   }
   if (j.has("expected_dram_bytes_per_forward") &&
       !j.raw("expected_dram_bytes_per_forward").is_null())

@@ -104,7 +104,7 @@ std::string format_kernels(const RunReport& report, const TextStyle& style) {
     for (const KernelProfile& k : p.kernels) out += kernel_row(k);
     for (const MemcpyProfile& m : p.memcpys)
       out += fmt::format("  {:<56} {:<16} {:>5g} {:>9.1f}  {:.1f} MiB per copy\n", fmt::format("memcpy {}", m.kind), "copy",
-                         m.per_forward, m.mean_us, m.bytes_per_forward / m.per_forward / 1048576.0);
+                         m.per_forward, m.mean_us, m.mib_per_copy());
     out += counter_rows(p, style);
   }
   if (out.empty()) return out;

@@ -156,6 +156,7 @@ const std::vector<TableColumn> kColumns = {
      .header = "backend",
      .title = "backend",
      .compact = Compact::yes,
+     .max_width = 64,  // the range grammar's longest backend; a longer one from a file is cut in the middle
      .cell = backend_cell,
      .tone = best_tone},
     {.id = "shape",

@@ -1,26 +1,13 @@
 #include <fmt/format.h>
 
 #include "model/axes.h"
+#include "report/cell_escape.h"
 #include "report/report.h"
 #include "report/summary.h"
 #include "report/table_columns.h"
 
 namespace sdpa {
 namespace {
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return quoted + "\"";
-}
-
-// Text inside a Markdown table cell: a '|' would end the cell.
-std::string markdown_cell(const std::string& text) {
-  std::string out;
-  for (const char ch : text) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
-  return out;
-}
 
 std::string optional_number(bool present, double value, const char* format) {
   return present ? fmt::format(fmt::runtime(format), value) : "";
@@ -31,10 +18,10 @@ std::string optional_number(bool present, double value, const char* format) {
 std::string format_markdown(const RunReport& report) {
   std::string out;
   if (report.environment.device)
-    out += fmt::format("{} · driver {} · CUDA {} · sdpa-prof {} ({})\n\n", report.environment.device->name,
+    out += fmt::format("{} · driver {} · CUDA {} · sdpa-prof {} ({})\n\n", markdown_cell(report.environment.device->name),
                        version_text(report.environment.device->driver_version),
                        version_text(report.environment.device->runtime_version),
-                       report.environment.tool_version, report.environment.git_sha);
+                       markdown_cell(report.environment.tool_version), markdown_cell(report.environment.git_sha));
   const TableContext t(report);
   std::string header = "|";
   std::string rule = "|";
@@ -55,7 +42,7 @@ std::string format_markdown(const RunReport& report) {
   const std::vector<ProblemSummary> summary = summarize(report);
   if (!summary.empty()) out += "\n**Summary**\n\n";
   for (const ProblemSummary& p : summary) {
-    out += fmt::format("- {}\n", p.problem);
+    out += fmt::format("- {}\n", markdown_cell(p.problem));
     for (const SummaryLine& line : p.lines) out += fmt::format("  - {}\n", markdown_cell(line.text));
   }
   return out;

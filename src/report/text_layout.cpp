@@ -1,5 +1,6 @@
 #include "report/text_layout.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace sdpa {
@@ -83,20 +84,24 @@ std::string shorten_middle(std::string_view name, std::size_t width) {
   for (const std::size_t least_tail : {budget / 4, std::size_t{0}}) {
     std::size_t best_kept = 0;
     for (const std::size_t head : cuts) {
-      if (head == 0 || columns_before[head] > budget) continue;
-      for (const std::size_t tail : cuts) {  // ascending: the first that fits is the longest end
-        if (tail < head) continue;
-        const std::size_t tail_columns = total - columns_before[tail];
-        if (columns_before[head] + tail_columns > budget) continue;
-        if (tail_columns < least_tail) break;
-        const std::size_t kept = columns_before[head] + tail_columns;
-        if (kept > best_kept || (kept == best_kept && head > best_head)) {
-          best_kept = kept;
-          best_head = head;
-          best_tail = tail;
-          found = true;
-        }
-        break;
+      if (head == 0) continue;
+      if (columns_before[head] > budget) break;  // ascending: no later head fits either
+      // The first cut at or after `head` whose end fits beside it is the longest end: found by
+      // bisection, so a name of a megabyte with a cut every few bytes costs a moment.
+      const std::size_t least_start = total - (budget - columns_before[head]);  // columns before the end
+      const auto it = std::lower_bound(cuts.begin(), cuts.end(), head, [&](std::size_t cut, std::size_t h) {
+        return cut < h || columns_before[cut] < least_start;
+      });
+      if (it == cuts.end()) continue;
+      const std::size_t tail = *it;
+      const std::size_t tail_columns = total - columns_before[tail];
+      if (tail_columns < least_tail) continue;
+      const std::size_t kept = columns_before[head] + tail_columns;
+      if (kept > best_kept || (kept == best_kept && head > best_head)) {
+        best_kept = kept;
+        best_head = head;
+        best_tail = tail;
+        found = true;
       }
     }
     if (found) break;
@@ -139,8 +144,8 @@ std::string wrap(std::string_view text, std::size_t width, std::size_t indent, s
     std::size_t end = text.find_first_of(" \n", start);
     if (end == std::string_view::npos) end = text.size();
     std::string_view word = text.substr(start, end - start);
+    std::size_t word_columns = display_width(word);  // kept as pieces are cut: a long word costs its length once
     while (!word.empty()) {
-      const std::size_t word_columns = display_width(word);
       if (line_columns > 0 && line_columns + 1 + word_columns <= room()) {
         line += ' ';
         line += word;
@@ -156,6 +161,7 @@ std::string wrap(std::string_view text, std::size_t width, std::size_t indent, s
       const std::size_t piece = prefix_bytes(word, room());
       line = std::string(word.substr(0, piece));
       line_columns = room();
+      word_columns -= std::min(word_columns, display_width(word.substr(0, piece)));
       word.remove_prefix(piece);
     }
     if (end < text.size() && text[end] == '\n' && line_columns > 0) flush();

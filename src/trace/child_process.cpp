@@ -1,6 +1,7 @@
 #include "trace/child_process.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <iterator>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -22,31 +24,30 @@ namespace sdpa {
 namespace {
 
 std::atomic<pid_t> g_child{0};
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP};
 
 void forward_signal(int signal) {
   if (const pid_t child = g_child.load(); child > 0) ::kill(child, signal);
 }
 
-// SIGINT and SIGTERM go to the child while it runs; the previous handlers come back after.
+// SIGINT, SIGTERM and SIGHUP go to the child while it runs (a closed terminal must not leave it
+// running); the previous handlers come back after.
 class SignalForwarding {
  public:
   SignalForwarding() {
     struct sigaction action {};
     action.sa_handler = &forward_signal;
     sigemptyset(&action.sa_mask);
-    ::sigaction(SIGINT, &action, &old_int_);
-    ::sigaction(SIGTERM, &action, &old_term_);
+    for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &action, &previous_[i]);
   }
   ~SignalForwarding() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGTERM, &old_term_, nullptr);
+    for (std::size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &previous_[i], nullptr);
   }
   SignalForwarding(const SignalForwarding&) = delete;
   SignalForwarding& operator=(const SignalForwarding&) = delete;
 
  private:
-  struct sigaction old_int_ {
-  }, old_term_{};
+  struct sigaction previous_[std::size(kForwarded)] {};
 };
 
 std::vector<std::string> environment_with(
@@ -85,16 +86,28 @@ int run_child(const std::vector<std::string>& command, const ChildOptions& optio
     posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   }
   const SignalForwarding forwarding;
+  // The signals wait, blocked, until the child's pid is known: one that the child sends at once
+  // (kill -HUP $PPID) is then forwarded, not lost. The child starts with the mask we had.
+  sigset_t forwarded, before;
+  sigemptyset(&forwarded);
+  for (const int sig : kForwarded) sigaddset(&forwarded, sig);
+  ::pthread_sigmask(SIG_BLOCK, &forwarded, &before);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setsigmask(&attributes, &before);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
-  const int spawned = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  const int spawned = ::posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
+  if (spawned == 0) g_child.store(pid);
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (spawned != 0) {
     const bool missing = spawned == ENOENT || spawned == ENOTDIR;
     not_started =
         fmt::format("{}: {}", command[0], missing ? "command not found" : std::strerror(spawned));
     return missing ? 127 : 126;
   }
-  g_child.store(pid);
   int status = 0;
   pid_t waited = 0;
   do {

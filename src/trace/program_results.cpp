@@ -1,6 +1,7 @@
 #include "trace/program_results.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -49,6 +50,7 @@ ProgramResults read_program_results(const std::string& path) {
     ProgramResults r;
     r.source = j.text("source");
     const nlohmann::json& cases = j.array("cases");
+    std::set<std::string> ranges;
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const JsonFields c(cases[i], element_path("cases", i));
       ProgramCase pc;
@@ -56,6 +58,8 @@ ProgramResults read_program_results(const std::string& path) {
       if (!range)
         c.fail("range", "a case range name without /fwd<i> (sdpa-prof/<backend>/<problem>)");
       pc.range = *range;
+      if (!ranges.insert(range->prefix).second)
+        throw InputError(fmt::format("{}: the case {} appears twice", element_path("cases", i), range->prefix));
       const std::string status = c.text("status");
       if (status == "ok") {
         pc.timing = timing_from(c);
@@ -84,7 +88,7 @@ void merge_program_results(const ProgramResults& results, std::vector<CaseResult
       c.problem = p.range.problem;
       c.status = p.status;  // a timed case whose forwards left no records has no profile
       c.reason = p.reason;
-      c.timing = p.timing;
+      if (p.status != CaseStatus::skipped) c.timing = p.timing;  // report refuses a skipped case with times
       c.source = results.source;
       cases.push_back(std::move(c));
       continue;
@@ -94,6 +98,7 @@ void merge_program_results(const ProgramResults& results, std::vector<CaseResult
       traced->status = CaseStatus::skipped;
       traced->reason = p.reason;
       traced->profile.reset();
+      traced->timing.reset();
     } else {
       traced->timing = p.timing;
     }

@@ -1,9 +1,15 @@
 #include "trace/trace_run.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <system_error>
 
@@ -15,6 +21,7 @@
 #include "model/case_key.h"
 #include "model/errors.h"
 #include "model/number_text.h"
+#include "model/printable_text.h"
 #include "profile/occupancy.h"
 #include "trace/child_process.h"
 #include "trace/program_results.h"
@@ -30,18 +37,26 @@ constexpr const char* kInjectionOverrideEnv = "SDPA_PROF_INJECT_LIBRARY";
 // Records kept per process; a program that launches more is reported on the first ones.
 constexpr std::size_t kMaxRecordsPerProcess = std::size_t{4} << 20;
 
-// A private folder for the records, removed with everything in it when the trace is done.
+// The record folder of the trace in progress, for a signal handler to remove: fixed storage.
+char g_record_folder[PATH_MAX] = {};
+std::atomic<bool> g_record_folder_set{false};
+
+// A private folder for the records, removed with everything in it when the trace is done, and
+// by remove_record_folder_from_signal_handler() when a signal ends the tool first.
 class RecordFolder {
  public:
   RecordFolder() {
     const char* tmp = std::getenv("TMPDIR");
     std::string pattern =
         fmt::format("{}/sdpa-prof-trace.XXXXXX", tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
-    if (::mkdtemp(pattern.data()) == nullptr)
+    if (pattern.size() >= PATH_MAX || ::mkdtemp(pattern.data()) == nullptr)
       throw InputError(fmt::format("cannot make a folder for the trace's records ({})", pattern));
     path_ = pattern;
+    std::memcpy(g_record_folder, path_.c_str(), path_.size() + 1);
+    g_record_folder_set.store(true);
   }
   ~RecordFolder() {
+    g_record_folder_set.store(false);
     std::error_code ignored;
     fs::remove_all(path_, ignored);
   }
@@ -53,21 +68,78 @@ class RecordFolder {
   std::string path_;
 };
 
-// Each process's record file, by pid (the order processes were started, for the usual pids).
-std::vector<std::string> record_files(const std::string& folder) {
-  std::map<long long, std::string> by_pid;
+// The pid a record file is named by ("4242.records"), 0 when the name is not one.
+int64_t pid_of_record_file(const std::string& name) {
+  const std::string suffix = kRecordFileSuffix;
+  if (!name.ends_with(suffix)) return 0;
+  const std::string digits = name.substr(0, name.size() - suffix.size());
+  if (digits.empty() || digits.size() > 10 || digits[0] == '0' ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return 0;
+  const int64_t pid = std::stoll(digits);
+  return pid <= std::numeric_limits<int32_t>::max() ? pid : 0;
+}
+
+struct RecordFileName {
+  int64_t pid;
+  std::string path;
+};
+
+// Each process's record file, by pid (the order processes were started, for the usual pids);
+// another name in the folder is not a record file of ours, and is said so.
+std::vector<RecordFileName> record_files(const std::string& folder, const std::string& results_path,
+                                         std::vector<std::string>& notes) {
+  std::map<int64_t, std::string> by_pid;
   for (const fs::directory_entry& e : fs::directory_iterator(folder)) {
     const std::string name = e.path().filename().string();
-    const std::string suffix = kRecordFileSuffix;
-    if (name.size() > suffix.size() && name.ends_with(suffix))
-      by_pid.emplace(std::atoll(name.c_str()), e.path().string());
+    if (e.path() == fs::path(results_path)) continue;
+    if (const int64_t pid = pid_of_record_file(name); pid > 0)
+      by_pid.emplace(pid, e.path().string());
+    else
+      notes.push_back(fmt::format("{} in the record folder is not a record file (<pid>{}): left out",
+                                  echo(printable_text(name)), kRecordFileSuffix));
   }
-  std::vector<std::string> files;
-  for (auto& [pid, path] : by_pid) files.push_back(path);
+  std::vector<RecordFileName> files;
+  for (auto& [pid, path] : by_pid) files.push_back(RecordFileName{pid, path});
   return files;
 }
 
+// One process's records; a file that is not one marks that process partial, and the others
+// are still reported.
+RecordFile read_one_record_file(const RecordFileName& named) {
+  RecordFile file;
+  try {
+    file = read_record_file(named.path, kMaxRecordsPerProcess);
+    if (file.pid == named.pid) return file;
+    const int64_t header_pid = file.pid;
+    file = RecordFile{};
+    file.partial_reason =
+        fmt::format("{}: its header names pid {}, its file name pid {}", named.path, header_pid, named.pid);
+  } catch (const InputError& e) {
+    file = RecordFile{};
+    file.partial_reason = e.what();
+  }
+  file.pid = named.pid;
+  return file;
+}
+
 }  // namespace
+
+void remove_record_folder_from_signal_handler() {
+  if (!g_record_folder_set.load()) return;
+  const int dir = ::open(g_record_folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return;
+  // getdents64 and unlinkat: system calls only, no allocation (opendir is not signal-safe).
+  alignas(dirent64) static char entries[8192];
+  for (ssize_t got; (got = ::getdents64(dir, entries, sizeof entries)) > 0;)
+    for (ssize_t at = 0; at < got;) {
+      const auto* e = reinterpret_cast<const dirent64*>(entries + at);
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) ::unlinkat(dir, e->d_name, 0);
+      at += e->d_reclen;
+    }
+  ::close(dir);
+  ::rmdir(g_record_folder);
+}
 
 std::string find_injection_library() {
   if (const char* path = std::getenv(kInjectionOverrideEnv); path != nullptr && *path != '\0') {
@@ -108,8 +180,8 @@ TraceOutcome run_traced(const TraceRequest& request) {
 
   std::vector<RecordFile> files;
   bool any_gpu_work = false;
-  for (const std::string& path : record_files(folder.path())) {
-    files.push_back(read_record_file(path, kMaxRecordsPerProcess));
+  for (const RecordFileName& named : record_files(folder.path(), results_path, out.notes)) {
+    files.push_back(read_one_record_file(named));
     const RecordFile& f = files.back();
     any_gpu_work = any_gpu_work || !f.records.kernels.empty() || !f.records.memcpys.empty();
     if (f.error_code == kRecordErrorOtherProfiler && out.refused.empty())
@@ -150,8 +222,14 @@ TraceOutcome run_traced(const TraceRequest& request) {
     out.info.processes.push_back(std::move(p.trace));
     if (request.keep_records) out.records.push_back(ProcessRecords{f.pid, std::move(f.records)});
   }
-  if (fs::exists(results_path))
-    merge_program_results(read_program_results(results_path), out.cases);
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(results_path, ec))) {
+    try {
+      merge_program_results(read_program_results(results_path), out.cases);
+    } catch (const InputError& e) {
+      out.notes.push_back(fmt::format("the results the command handed over are left out: {}", e.what()));
+    }
+  }
   return out;
 }
 

@@ -36,12 +36,17 @@ struct TraceOutcome {
   std::vector<ProcessRecords> records;  // with keep_records, in the order of info.processes
 };
 
+// Removes the record folder of a trace in progress; only async-signal-safe calls (for a signal
+// that ends the tool after the command has ended, while its records are read).
+void remove_record_folder_from_signal_handler();
+
 // libsdpa-prof-inject.so beside the running executable, or what SDPA_PROF_INJECT_LIBRARY names;
 // InputError when it is not there.
 std::string find_injection_library();
 
 // Runs the command and analyses what it recorded. InputError when another profiler already
-// injects into CUDA programs here (CUDA_INJECTION64_PATH set) or a record file is not one.
+// injects into CUDA programs here (CUDA_INJECTION64_PATH set). A record file that is not one
+// (a FIFO, garbage, another pid in its header) makes its process partial, with the reason.
 TraceOutcome run_traced(const TraceRequest& request);
 
 }  // namespace sdpa

@@ -15,13 +15,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$build/artifacts"
 status=0
-for target in preset cli_numbers result records; do
+for target in preset cli_numbers result records kernel_names escaping; do
   rm -f "$build/artifacts/$target-"*
   cp -r "$root/tests/fuzz/corpus/$target" "$work/$target"
   log="$build/artifacts/$target.log"
   # JSON's tokens and our keys for the readers; a command-line value is short.
   options=(-dict="$root/tests/fuzz/json.dict")
   [ "$target" = cli_numbers ] && options=(-max_len=256)
+  [ "$target" = kernel_names ] && options=(-max_len=1100000)  # names of a megabyte, as a record line holds
+  [ "$target" = escaping ] && options=()
   # One process, one input at a time; -timeout: an input taking this long is a hang.
   if "$build/fuzz_$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 "${options[@]}" \
        -artifact_prefix="$build/artifacts/$target-" "$work/$target" >"$log" 2>&1; then

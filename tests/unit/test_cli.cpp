@@ -44,6 +44,17 @@ TEST(Cli, ExplicitRunAndListSubcommands) {
 
 TEST(Cli, BadDtypeIsAnInputError) { EXPECT_THROW(parse({"--dtype", "fp8"}), InputError); }
 
+TEST(Cli, EmptyListItemsAndFileNamesAreErrors) {
+  EXPECT_THROW(parse({"--seq", "1024,,2048"}), InputError);
+  EXPECT_THROW(parse({"--seq", "1024,"}), InputError);
+  EXPECT_THROW(parse({"--backend", "naive,,flash"}), InputError);
+  EXPECT_THROW(parse({"--config", ""}), InputError);
+  EXPECT_THROW(parse({"--html", ""}), InputError);
+  EXPECT_THROW(parse({"report", "r.json", "--html", ""}), InputError);
+  EXPECT_EQ(test::values(parse({"--seq", "64,128", "--seq", "256"}).options.config, "seq"), test::ints({64, 128, 256}));
+  EXPECT_EQ(parse({"--backend", "naive,flash"}).options.config.backends, (std::vector<std::string>{"naive", "flash"}));
+}
+
 TEST(Cli, UnknownFlagEndsWithExitCode2) {
   const CliParse r = parse({"--frobnicate"});
   ASSERT_TRUE(r.exit_code);

@@ -80,6 +80,18 @@ TEST(Config, WrongValueTypesSayWhatWasExpected) {
   EXPECT_NE(error_of("[1, 2]").find("JSON object"), std::string::npos);
 }
 
+TEST(Config, AKeyGivenTwiceIsAnError) {
+  EXPECT_NE(error_of(R"({"seq": 1024, "seq": 2048})").find("test.json: the key 'seq' is given twice"), std::string::npos)
+      << error_of(R"({"seq": 1024, "seq": 2048})");
+}
+
+TEST(Config, AResultsConfigSkipsKeysItDoesNotKnow) {
+  const SweepConfig c = parse_config(R"({"seq": 64, "from_a_later_version": {"x": 1}})", "result", axis_table(),
+                                     UnknownKeys::skipped);
+  EXPECT_EQ(test::values(c, "seq"), test::ints({64}));
+  EXPECT_THROW(parse_config(R"({"seq": "x", "later": 1})", "result", axis_table(), UnknownKeys::skipped), InputError);
+}
+
 TEST(Config, MissingFileIsAnInputError) {
   EXPECT_THROW(load_config_file("/no/such/config.json"), InputError);
 }

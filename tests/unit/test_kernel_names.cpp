@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <string>
+
 #include "profile/kernel_names.h"
 
 namespace sdpa {
@@ -48,6 +51,35 @@ TEST(KernelNames, Categories) {
             KernelCategory::copy);
   EXPECT_EQ(categorize_kernel("sdpa::(anonymous namespace)::tril_kernel(bool const*, bool*, long, long)"), KernelCategory::elementwise);
   EXPECT_EQ(categorize_kernel("mystery"), KernelCategory::other);
+}
+
+TEST(KernelNames, NamespacesDroppedAsBefore) {
+  EXPECT_EQ(shorten_kernel_name("a::b::c<d::e, (anonymous namespace)::f>(x::y)"), "c<e, f>");
+  EXPECT_EQ(shorten_kernel_name("::g<1::h>"), "::g<1::h>");  // no identifier before "::": kept
+  EXPECT_EQ(shorten_kernel_name("a::::b"), "::b");
+  EXPECT_EQ(shorten_kernel_name("x1ab::c"), "c");
+  EXPECT_EQ(shorten_kernel_name("9ab::c"), "9c");
+}
+
+// A templated kernel's name of 27,000 characters crashed the regex that shortened it (one
+// recursion per character); a megabyte must take a moment, not minutes.
+TEST(KernelNames, LongNamesInLinearTime) {
+  for (const std::size_t repeats : {std::size_t{3000}, std::size_t{120000}}) {
+    std::string name = "void ";
+    for (std::size_t i = 0; i < repeats; ++i) name += "ns::t<";
+    name += "int";
+    for (std::size_t i = 0; i < repeats; ++i) name += ">";
+    name += "(float const*)";
+    const auto start = std::chrono::steady_clock::now();
+    const std::string shortened = shorten_kernel_name(name);
+    EXPECT_EQ(categorize_kernel(name), KernelCategory::other);
+    EXPECT_EQ(demangle(name), name);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::string expected;
+    while (expected.size() < 77) expected += "t<";
+    EXPECT_EQ(shortened, expected.substr(0, 77) + "...");
+    EXPECT_LT(seconds, 1.0) << name.size() << " characters";
+  }
 }
 
 }  // namespace

@@ -19,6 +19,23 @@ TEST(Sweep, ExpandsTheCartesianProduct) {
   EXPECT_EQ(expand_problems(c).size(), 3u * 2 * 2 * 2);
 }
 
+TEST(Sweep, ASweepPastTheCapIsRefusedBeforeItIsExpanded) {
+  SweepConfig c;
+  std::vector<AxisValue> many;
+  for (int64_t v = 1; v <= 1000; ++v) many.emplace_back(v * 64);
+  for (const char* axis : {"seq", "batch", "heads"}) c.axes[axis] = many;  // 10^9 problems
+  try {
+    expand_problems(c);
+    FAIL() << "10^9 problems expanded";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("the sweep has 1000000000 cases, more than the 100000"), std::string::npos) << e.what();
+  }
+  c.axes.erase("heads");
+  c.axes.erase("batch");
+  EXPECT_NO_THROW(check_sweep_size(c, 100));
+  EXPECT_THROW(check_sweep_size(c, 101), InputError);  // 1000 problems of 101 backends
+}
+
 TEST(Sweep, KvHeadsAndSeqKvDefaultToHeadsAndSeq) {
   SweepConfig c;
   c.axes["heads"] = test::ints({16});
