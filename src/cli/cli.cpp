@@ -62,9 +62,9 @@ std::vector<std::string> parse_columns(const std::string& text) {
   return ids;
 }
 
-// --wide, --columns and --quiet (run and report) into the table's options.
+// --wide, --columns, --quiet and --kernels (run, report and trace) into the table's options.
 void apply_table_flags(TableOptions& table, bool wide, const CLI::Option* columns_opt, const std::string& columns,
-                       bool quiet) {
+                       bool quiet, bool kernels) {
   if (wide && columns_opt->count() > 0)
     throw InputError("--wide and --columns cannot be used together: --wide shows every column, --columns picks them");
   if (wide) table.choice = ColumnChoice::wide;
@@ -73,6 +73,7 @@ void apply_table_flags(TableOptions& table, bool wide, const CLI::Option* column
     table.columns = parse_columns(columns);
   }
   table.summary = !quiet;
+  table.every_finding = kernels;
 }
 
 uint64_t parse_seed(const std::string& text) {
@@ -253,7 +254,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
     o.command = Command::trace;
     if (o.trace_command.empty())
       throw InputError("trace: give the command to run after --: sdpa-prof trace [options] -- CMD [ARGS...]");
-    apply_table_flags(o.table, trace_table.wide, trace_table.columns_opt, trace_table.columns, trace_table.quiet);
+    apply_table_flags(o.table, trace_table.wide, trace_table.columns_opt, trace_table.columns, trace_table.quiet, o.kernels);
     if (trace_timeline_max_mb_opt->count() > 0) {
       if (o.timeline_path.empty()) throw InputError("--timeline-max-mb needs --timeline FILE");
       o.timeline_max_mb = integer_in("--timeline-max-mb", trace_timeline_max_mb, 1, int64_t{1} << 20);
@@ -263,11 +264,11 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   if (compare->parsed() || report->parsed()) {
     o.command = compare->parsed() ? Command::compare : Command::report;
     if (report->parsed())
-      apply_table_flags(o.table, report_table.wide, report_table.columns_opt, report_table.columns, report_table.quiet);
+      apply_table_flags(o.table, report_table.wide, report_table.columns_opt, report_table.columns, report_table.quiet, o.kernels);
     if (threshold_opt->count() > 0) o.threshold = number_above("--threshold", threshold_percent, 0) / 100.0;
     return result;
   }
-  apply_table_flags(o.table, run_table.wide, run_table.columns_opt, run_table.columns, run_table.quiet);
+  apply_table_flags(o.table, run_table.wide, run_table.columns_opt, run_table.columns, run_table.quiet, o.kernels);
   o.config_path = config_path;
   try {
     o.config = config_path.empty() ? default_config() : load_config_file(config_path);

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,25 @@ TEST(Summary, TellsTheStoryOfTheRecordedH200Run) {
   EXPECT_EQ(summary[0].lines[0].kind, SummaryKind::fastest);
   EXPECT_EQ(summary[0].lines[5].backend, "math");
   EXPECT_EQ(summary[2].lines[5].text.substr(0, 42), "math is 4.15x slower than naive-inplace: 2");
+}
+
+// Two fused kernels are compared by the same measured figures on every shape: the tensor pipes'
+// busy share is said as measured (flash's 43% against flash3's 52%), never as "mostly idle".
+TEST(Summary, FusedKernelsByTheSameFiguresOnEveryShape) {
+  const std::vector<ProblemSummary> summary = summarize(test::recorded("h200-hopper-preset-stage9b.json"));
+  ASSERT_EQ(summary.size(), 4u);
+  for (const ProblemSummary& p : summary) {
+    const auto flash = std::find_if(p.lines.begin(), p.lines.end(), [](const SummaryLine& l) { return l.backend == "flash"; });
+    ASSERT_NE(flash, p.lines.end());
+    EXPECT_NE(flash->text.find(" slower than flash3: one kernel each; 12.5% occupancy (limited by registers, shared "
+                               "memory) against "),
+              std::string::npos)
+        << flash->text;
+    EXPECT_NE(flash->text.find(", tensor pipes busy "), std::string::npos) << flash->text;
+    EXPECT_EQ(flash->text.find("idle"), std::string::npos) << flash->text;
+  }
+  EXPECT_NE(texts(summary[0])[2].find("tensor pipes busy 43% of the time against 52%"), std::string::npos)
+      << texts(summary[0])[2];
 }
 
 TEST(Summary, WithoutAProfileSaysSoAndComparesWithTheFastest) {
