@@ -73,6 +73,16 @@ std::string joined(const std::vector<std::string>& words, std::size_t from, std:
   return text;
 }
 
+// Every bracket in `text` closed: a clause boundary is never inside a template's or a note's brackets.
+bool balanced(std::string_view text) {
+  int depth = 0;
+  for (const char c : text) {
+    depth += (c == '(' || c == '<') ? 1 : (c == ')' || c == '>') ? -1 : 0;
+    if (depth < 0) return false;
+  }
+  return depth == 0;
+}
+
 // The words every figure of a group starts and ends with move into its head, cut only where a
 // clause starts (after a comma, or at a parenthesis), so that the figures keep only what differs:
 // "1 per forward, 256.0 MiB, 126.7 us each (why)" -> head "1 per forward (why)", "256.0 MiB, 126.7 us each".
@@ -88,12 +98,14 @@ void move_shared_words(FindingGroup& g) {
   };
   std::size_t prefix = 0;
   while (prefix < shortest && same_at([&](const auto&) { return prefix; })) ++prefix;
+  if (prefix == shortest && words[0].size() == shortest) return;  // one figure for every shape
   std::size_t suffix = 0;
   while (suffix + prefix < shortest && same_at([&](const auto& w) { return w.size() - 1 - suffix; })) ++suffix;
-  while (prefix > 0 && !words[0][prefix - 1].ends_with(',')) --prefix;
+  const std::vector<std::string>& first = words[0];
+  while (prefix > 0 && !(first[prefix - 1].ends_with(',') && balanced(joined(first, 0, prefix)))) --prefix;
   const auto clause_starts = [&](std::size_t from_end) {
-    const std::string& first = words[0][words[0].size() - from_end];
-    return first.starts_with('(') || std::all_of(words.begin(), words.end(), [&](const auto& w) {
+    if (!balanced(joined(first, first.size() - from_end, first.size()))) return false;
+    return first[first.size() - from_end].starts_with('(') || std::all_of(words.begin(), words.end(), [&](const auto& w) {
              return w[w.size() - from_end - 1].ends_with(',');
            });
   };
@@ -142,7 +154,7 @@ std::vector<FindingGroup> group_findings(const RunReport& report, bool everythin
     if (c.profile) findings.insert(findings.end(), c.profile->findings.begin(), c.profile->findings.end());
     for (const Finding& f : findings) {
       if (!everything && library_occupancy(f, c)) continue;
-      const FindingParts parts = finding_parts(f, c.profile ? &*c.profile : nullptr);
+      const FindingParts parts = finding_parts(f, c.profile ? &*c.profile : nullptr, !everything);
       const std::string head = parts.why.empty() ? parts.what : parts.what + " " + parts.why;
       const std::string& figure = parts.figure;
       auto it = std::find_if(groups.begin(), groups.end(), [&](const FindingGroup& g) {

@@ -21,8 +21,9 @@ struct FindingGroup {
   bool every_case = false;  // every case of the backend has it
 };
 
-// The run's findings grouped by backend and kind, in the order they first appear. A library
-// kernel's (cuBLAS, cuDNN) low occupancy is their design: left out unless `everything`.
+// The run's findings grouped by backend and kind, in the order they first appear, in few words;
+// with `everything` (--kernels, --wide), each one's whole text, and a library kernel's (cuBLAS,
+// cuDNN) low occupancy too, which is the library's design and otherwise left out.
 std::vector<FindingGroup> group_findings(const RunReport& report, bool everything);
 
 // One line per group: "backend: head: label figure; label figure", wrapped at the style's width.

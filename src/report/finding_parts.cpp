@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "model/counters.h"
 #include "model/number_text.h"
 
 namespace sdpa {
@@ -48,7 +49,27 @@ std::string simt_share(const CaseProfile& p) {
     total_us += k.us_per_forward();
     if (k.category == KernelCategory::simt_gemm) simt_us += k.us_per_forward();
   }
-  return total_us > 0 ? fmt::format("{:.0f}% of kernel time", 100 * simt_us / total_us) : "";
+  return total_us > 0 ? fmt::format("{:.0f}%", 100 * simt_us / total_us) : "";
+}
+
+// The kernel a finding names: the longest of the profile's names its text holds.
+const KernelProfile* named_kernel(const Finding& f, const CaseProfile& p) {
+  const KernelProfile* named = nullptr;
+  for (const KernelProfile& k : p.kernels)
+    if (f.text.find(k.name) != std::string::npos && (!named || k.name.size() > named->name.size())) named = &k;
+  return named;
+}
+
+// "power-limited: median SM clock 1690 MHz, 85% of the 1980 MHz peak; 650 W ..." in parts: the
+// reason, the peak, and this case's clock.
+FindingParts clock_parts(const Finding& f) {
+  const std::size_t colon = f.text.find(": ");
+  const std::optional<std::string> mhz = number_before(f.text, " MHz, ");
+  const std::optional<std::string> percent = number_before(f.text, "% of the ");
+  const std::optional<std::string> peak = number_before(f.text, " MHz peak");
+  if (colon == std::string::npos || !mhz || !percent || !peak) return {};
+  return {f.text.substr(0, colon) + ", median SM clock", "(of the " + *peak + " MHz peak)",
+          fmt::format("{} MHz, {}%", *mhz, *percent)};
 }
 
 }  // namespace
@@ -62,16 +83,24 @@ std::string duration_text(double us) {
   return us >= 1000 ? fmt::format("{:.2f} ms", us / 1000) : fmt::format("{:.0f} us", us);
 }
 
-FindingParts finding_parts(const Finding& f, const CaseProfile* p) {
-  if (p && f.rule == "hidden-memcpy")
+FindingParts finding_parts(const Finding& f, const CaseProfile* p, bool brief) {
+  if (brief && p && f.rule == "hidden-memcpy")
     return {"hidden device-to-device copy per forward", "(an out-of-place op, such as masked_fill, copies its input first)",
             copies_figure(*p)};
-  if (p && f.rule == "simt-gemm") return {"fp32 SIMT GEMMs, tensor cores idle", "", simt_share(*p)};
-  if (f.rule == "mask-every-call")
+  if (brief && p && f.rule == "simt-gemm") return {"fp32 SIMT GEMMs, tensor cores idle", "(share of kernel time)", simt_share(*p)};
+  if (brief && f.rule == "mask-every-call")
     return {"causal mask rebuilt on every call", "", count_and_time(f.text, " kernels per forward", " kernels")};
-  if (f.rule == "safe-softmax")
+  if (brief && f.rule == "safe-softmax")
     return {"safe softmax", "(eq -inf, all, where beside the softmax)",
             count_and_time(f.text, " extra kernels", " extra kernels")};
+  if (const KernelProfile* k = brief && p && f.rule == "low-occupancy" ? named_kernel(f, *p) : nullptr; k && k->occupancy)
+    return {"low occupancy, limited by " + limiter_text(k->occupancy->limiters), "",
+            fmt::format("{} at {:.3g}% theoretical", k->name, 100 * k->occupancy->theoretical)};
+  if (const KernelProfile* k = brief && p && f.rule == "tensor-idle" ? named_kernel(f, *p) : nullptr)
+    if (const std::optional<double> busy = counter_value(k->counters, CounterRole::tensor_active))
+      return {"tensor pipes busy under half the kernel's time", "", fmt::format("{}, {:.1f}%", k->name, *busy)};
+  if (brief && f.rule == "low-clock")
+    if (FindingParts parts = clock_parts(f); !parts.what.empty()) return parts;
   const std::size_t colon = f.text.find(": ");
   if (colon == std::string::npos) return {f.text, "", ""};
   return {f.text.substr(0, colon), "", f.text.substr(colon + 2)};

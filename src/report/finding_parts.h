@@ -14,9 +14,10 @@ struct FindingParts {
   std::string figure;  // "256 MiB, 127 us"
 };
 
-// The rules this tool knows are said from the case's profile; any other finding (a newer rule, a
-// clock finding) is split at its text's first ": ".
-FindingParts finding_parts(const Finding& f, const CaseProfile* profile);
+// Brief: the rules this tool knows are said from the case's profile in few words, any other finding
+// (a newer rule, a clock finding) is split at its text's first ": ". Not brief: every finding's
+// whole text, split so.
+FindingParts finding_parts(const Finding& f, const CaseProfile* profile, bool brief = true);
 
 // "256 MiB", "4.0 GiB"; "127 us", "2.02 ms".
 std::string bytes_text(double bytes);

@@ -42,11 +42,7 @@ std::string finding_reason(const Finding& f, const CaseProfile& p) {
   if (f.rule == "low-occupancy" || f.rule == "fused-extra-kernels" || f.rule == "dropped-records" ||
       f.rule == "achieved-occupancy" || f.rule == "tensor-idle")
     return "";
-  const FindingParts parts = finding_parts(f, &p);
-  // A cost this summary knows is said with its figure; any other finding by what it is.
-  const bool cost = f.rule == "hidden-memcpy" || f.rule == "simt-gemm" || f.rule == "mask-every-call" ||
-                    f.rule == "safe-softmax";
-  return cost && !parts.figure.empty() ? parts.what + " (" + parts.figure + ")" : parts.what;
+  return finding_parts(f, &p).what;  // its figures are under the table, for each shape
 }
 
 // "35% of peak" ("278 TFLOP/s" without ceilings); the second of a pair drops the repeated words.
@@ -57,7 +53,8 @@ std::string percent_of_peak_text(const CaseResult& c, const TableContext& t, boo
 }
 
 // One kernel each: the difference is inside the kernel, said by the same measured figures for
-// every pair: theoretical occupancy, the tensor pipes' busy share (with counters), % of peak.
+// every pair and shape: theoretical occupancy, the tensor pipes' busy share (with counters), % of
+// peak.
 std::string kernel_against_kernel(const CaseResult& slow, const CaseResult& ref, const TableContext& t) {
   const KernelProfile* mine = slow.profile->dominant_kernel();
   const KernelProfile* theirs = ref.profile->dominant_kernel();
@@ -79,8 +76,8 @@ std::string kernel_against_kernel(const CaseResult& slow, const CaseResult& ref,
   if (my_tensor && their_tensor)
     figures.push_back(fmt::format("tensor pipes busy {:.0f}% of the time against {:.0f}%", *my_tensor, *their_tensor));
   figures.push_back(fmt::format("{} against {}", percent_of_peak_text(slow, t), percent_of_peak_text(ref, t, false)));
-  std::string text = "one kernel each";
-  for (std::size_t i = 0; i < figures.size(); ++i) text += (i == 0 ? "; " : ", ") + figures[i];
+  std::string text;
+  for (const std::string& figure : figures) text += (text.empty() ? "" : ", ") + figure;
   return text;
 }
 

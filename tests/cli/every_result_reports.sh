@@ -11,7 +11,7 @@ for result in "$2"/*.json; do
     failed=1
     continue
   fi
-  wide=$(printf '%s\n' "$out" | awk 'length($0) > 100' | wc -l)
+  wide=$(printf '%s\n' "$out" | python3 -c 'import sys; print(sum(len(l.rstrip("\n")) > 100 for l in sys.stdin))')
   [ "$wide" -eq 0 ] || { echo "FAIL: $result: $wide lines wider than 100"; failed=1; }
   COLUMNS=100 "$tool" report "$result" --kernels >/dev/null || { echo "FAIL: $result --kernels"; failed=1; }
   echo "$result: $(printf '%s\n' "$out" | wc -l) lines"

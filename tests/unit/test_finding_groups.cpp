@@ -16,7 +16,8 @@ TEST(FindingGroups, OneLinePerBackendAndKindAcrossTheShapes) {
   std::vector<std::string> kinds;
   for (const FindingGroup& g : groups) kinds.push_back(g.backend + " " + g.rule);
   EXPECT_EQ(kinds, (std::vector<std::string>{"naive hidden-memcpy", "math simt-gemm", "math mask-every-call",
-                                             "math safe-softmax", "efficient low-occupancy", "flash low-occupancy"}));
+                                             "math safe-softmax", "efficient low-occupancy", "flash low-occupancy",
+                                             "cudnn low-clock"}));
   const FindingGroup& copy = groups[0];
   EXPECT_EQ(copy.head,
             "hidden device-to-device copy per forward (an out-of-place op, such as masked_fill, copies its input first)");
