@@ -120,6 +120,39 @@ check report "$out/report.html" report "$report_cases"
 render "$out/compare.html" compare
 check compare "$out/compare.html" compare "$compare_cases"
 
+# fits PAGE.html NAME WIDTH [whole]: at WIDTH px the page does not scroll sideways: a table wider
+# than its box scrolls inside the box; with `whole`, the results table fits its box. Measured by a
+# script added to a copy of the page.
+fits() {
+  python3 - "$1" "$out/$2.fit.html" <<'PY'
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+measure = ("<script>window.addEventListener('load', function () { var d = document.documentElement;"
+           " var wrap = document.querySelector('#results .table-wrap');"
+           " d.setAttribute('data-fit', [d.scrollWidth, d.clientWidth, wrap.scrollWidth, wrap.clientWidth].join(' ')); });"
+           "</script></body>")
+open(sys.argv[2], "w", encoding="utf-8").write(page.replace("</body>", measure))
+PY
+  timeout 120 "$browser" "${flags[@]}" --window-size="$3,3000" --dump-dom "file://$out/$2.fit.html" 2>/dev/null |
+    python3 -c '
+import re, sys
+m = re.search(r"data-fit=\"(\d+) (\d+) (\d+) (\d+)\"", sys.stdin.read())
+assert m, "the measuring script did not run"
+page, view, table, box = map(int, m.groups())
+print(f"{sys.argv[1]} at {sys.argv[2]} px: the page {page} px in {view}, the results table {table} px in its {box} px box")
+assert page <= view, "the page scrolls sideways"
+assert sys.argv[3] != "whole" or table <= box, "the results table does not fit its box"' "$2" "$3" "${4:-}"
+}
+# The check must be able to fail: without its box's scrolling, the table widens a narrow page.
+sed 's/\.table-wrap { overflow-x: auto; }/.table-wrap { }/' "$out/report.html" >"$out/unboxed.html"
+if fits "$out/unboxed.html" unboxed 900 >"$out/unboxed.fit" 2>&1; then
+  cat "$out/unboxed.fit"
+  echo "browser_check: FAIL: a table overflowing the page passed the width check"
+  exit 1
+fi
+fits "$out/report.html" report 1400 whole
+fits "$out/report.html" report-narrow 900
+
 timeout 120 "$browser" "${flags[@]}" --hide-scrollbars --window-size=1400,3000 --screenshot="$out/report.png" \
   "file://$out/report.html" 2>"$out/screenshot.log"
 python3 - "$out/report.png" <<'PY'

@@ -78,9 +78,9 @@ std::vector<std::string> parse_columns(const std::string& text) {
   return ids;
 }
 
-// --wide, --columns and --quiet (run and report) into the table's options.
+// --wide, --columns, --quiet and --kernels (run, report and trace) into the table's options.
 void apply_table_flags(TableOptions& table, bool wide, const CLI::Option* columns_opt, const std::string& columns,
-                       bool quiet) {
+                       bool quiet, bool kernels) {
   if (wide && columns_opt->count() > 0)
     throw InputError("--wide and --columns cannot be used together: --wide shows every column, --columns picks them");
   if (wide) table.choice = ColumnChoice::wide;
@@ -89,6 +89,7 @@ void apply_table_flags(TableOptions& table, bool wide, const CLI::Option* column
     table.columns = parse_columns(columns);
   }
   table.summary = !quiet;
+  table.every_finding = kernels;
 }
 
 uint64_t parse_seed(const std::string& text) {
@@ -113,7 +114,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   CLI::App* ceilings = app.add_subcommand("ceilings", "measure (once, then cached) the GPU's GEMM rate and copy bandwidth");
   CLI::App* trace = app.add_subcommand("trace", "run a command with CUPTI injected and profile it: sdpa-prof trace [options] -- CMD [ARGS...]");
   ceilings->add_flag("--remeasure", o.remeasure, "measure again instead of reading the cache");
-  ceilings->add_option("--device", o.device, "CUDA device ordinal");
+  ceilings->add_option("--device", o.device, "CUDA device ordinal")->type_name("N");
   run->footer(kExamples);
   app.footer(kExamples);
 
@@ -122,9 +123,11 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   std::string seed, warmup, min_samples, max_noise_percent, min_time, timeout;
   bool hot = false;
   std::vector<CLI::Option*> file_options;
-  file_options.push_back(run->add_option("--config", config_path, "sweep preset (JSON); flags override its axes"));
+  file_options.push_back(
+      run->add_option("--config", config_path, "sweep preset (JSON); flags override its axes")->type_name("FILE"));
   CLI::Option* backend_opt =
-      run->add_option("--backend", backends, "backends to run, comma-separated, or all; NAME:all runs every variant (cudnn:all)");
+      run->add_option("--backend", backends, "backends to run, comma-separated, or all; NAME:all runs every variant (cudnn:all)")
+          ->type_name("LIST");
   // One option per axis of the axis table.
   struct AxisFlag {
     const AxisSpec* axis;
@@ -139,33 +142,37 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
     if (axis.type == AxisType::boolean)
       f.option = run->add_flag(axis.flag + ",!--no-" + axis.flag.substr(2), f.on, axis.help);
     else
-      f.option = run->add_option(axis.flag, f.texts, axis.help);
+      f.option = run->add_option(axis.flag, f.texts, axis.help)->type_name("LIST");
   }
-  CLI::Option* seed_opt = run->add_option("--seed", seed, "random seed for the inputs (default: a fresh one)");
-  CLI::Option* warmup_opt = run->add_option("--warmup", warmup, "forwards before timing");
-  CLI::Option* min_samples_opt = run->add_option("--min-samples", min_samples, "timed forwards per case at least (default 10)");
+  CLI::Option* seed_opt = run->add_option("--seed", seed, "random seed for the inputs (default: a fresh one)")->type_name("N");
+  CLI::Option* warmup_opt = run->add_option("--warmup", warmup, "forwards before timing")->type_name("N");
+  CLI::Option* min_samples_opt = run->add_option("--min-samples", min_samples, "timed forwards per case at least (default 10)")->type_name("N");
   CLI::Option* max_noise_opt = run->add_option("--max-noise", max_noise_percent,
-      "sample until the median's relative spread is under this, in percent (default 0.5)");
-  CLI::Option* min_time_opt = run->add_option("--min-time", min_time, "seconds of sampling per case at least (default 0.5)");
+      "sample until the median's relative spread is under this, in percent (default 0.5)")->type_name("PCT");
+  CLI::Option* min_time_opt = run->add_option("--min-time", min_time, "seconds of sampling per case at least (default 0.5)")->type_name("S");
   CLI::Option* timeout_opt = run->add_option("--timeout", timeout,
-      "seconds of sampling per case at most; then the result says it did not converge (default 15)");
+      "seconds of sampling per case at most; then the result says it did not converge (default 15)")
+      ->type_name("S");
   CLI::Option* hot_opt = run->add_flag("--hot", hot, "back-to-back samples with a warm L2 (default: L2 flushed before each)");
-  file_options.push_back(run->add_option("--samples", o.samples_path, "write every timing sample of every case to this JSON file"));
+  file_options.push_back(run->add_option("--samples", o.samples_path, "write every timing sample of every case to this JSON file")->type_name("FILE"));
   std::string cudnn_engines;
   CLI::Option* cudnn_engines_opt =
       run->add_option("--cudnn-engines", cudnn_engines, "deprecated: use --backend cudnn:all")
+          ->type_name("WHICH")
           ->check(CLI::IsMember({"all"}));
-  file_options.push_back(run->add_option("--json", o.json_path, "write the results as JSON to this file"));
-  file_options.push_back(run->add_option("--csv", o.csv_path, "write the results as CSV to this file"));
-  file_options.push_back(run->add_option("--md", o.md_path, "write the results as a Markdown table to this file"));
+  file_options.push_back(run->add_option("--json", o.json_path, "write the results as JSON to this file")->type_name("FILE"));
+  file_options.push_back(run->add_option("--csv", o.csv_path, "write the results as CSV to this file")->type_name("FILE"));
+  file_options.push_back(run->add_option("--md", o.md_path, "write the results as a Markdown table to this file")->type_name("FILE"));
   run->add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
   run->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
-  file_options.push_back(run->add_option("--html", o.html_path, "also write the results as one self-contained HTML page"));
+  file_options.push_back(run->add_option("--html", o.html_path, "also write the results as one self-contained HTML page")->type_name("FILE"));
   file_options.push_back(run->add_option(
-      "--timeline", o.timeline_path, "write the profile passes as a Chrome trace-event JSON file (Perfetto, chrome://tracing)"));
+      "--timeline", o.timeline_path, "write the profile passes as a Chrome trace-event JSON file (Perfetto, chrome://tracing)")
+      ->type_name("FILE"));
   std::string timeline_max_mb;
   CLI::Option* timeline_max_mb_opt = run->add_option(
-      "--timeline-max-mb", timeline_max_mb, "the timeline's size cap in MiB; past it later events are left out (default 256)");
+      "--timeline-max-mb", timeline_max_mb, "the timeline's size cap in MiB; past it later events are left out (default 256)")
+      ->type_name("MB");
   // The table's look, for run and report alike.
   struct TableFlags {
     bool wide = false;
@@ -177,7 +184,8 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   const auto add_table_flags = [](CLI::App* sub, TableFlags& f) {
     sub->add_flag("--wide", f.wide, "every column of the table, whatever the terminal's width");
     f.columns_opt = sub->add_option("--columns", f.columns, "the table's columns, comma-separated, in the order given; one of " +
-                                                                fmt::format("{}", fmt::join(table_column_ids(), ",")));
+                                                                fmt::format("{}", fmt::join(table_column_ids(), ",")))
+                        ->type_name("LIST");
     sub->add_flag("--quiet", f.quiet, "no summary under the table");
   };
   add_table_flags(run, run_table);
@@ -188,38 +196,41 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
       "--counters,!--no-counters", counters,
       "a hardware-counter pass per case with CUPTI's range profiler (default: on where the GPU permits; preset key "
       "\"counters\")");
-  run->add_option("--device", o.device, "CUDA device ordinal");
+  run->add_option("--device", o.device, "CUDA device ordinal")->type_name("N");
   std::string case_timeout;
   CLI::Option* case_timeout_opt = run->add_option(
-      "--case-timeout", case_timeout, "seconds one case may take at most; past it the results so far are saved and the run ends (exit 3)");
+      "--case-timeout", case_timeout, "seconds one case may take at most; past it the results so far are saved and the run ends (exit 3)")
+      ->type_name("S");
 
   std::string threshold_percent;
-  compare->add_option("files", o.files, "BASE.json NEW.json")->required()->expected(2);
+  compare->add_option("files", o.files, "BASE.json NEW.json")->required()->expected(2)->type_name("FILE");
   CLI::Option* threshold_opt =
-      compare->add_option("--threshold", threshold_percent, "smallest change that matters, in percent (default 5)");
+      compare->add_option("--threshold", threshold_percent, "smallest change that matters, in percent (default 5)")->type_name("PCT");
   file_options.push_back(
-      compare->add_option("--md", o.md_path, "also write the comparison as Markdown (for a pull-request comment)"));
-  file_options.push_back(compare->add_option("--json", o.json_path, "also write the comparison as JSON"));
+      compare->add_option("--md", o.md_path, "also write the comparison as Markdown (for a pull-request comment)")->type_name("FILE"));
+  file_options.push_back(compare->add_option("--json", o.json_path, "also write the comparison as JSON")->type_name("FILE"));
   compare->add_flag("--strict-env", o.strict_env, "refuse results from different devices or library versions");
   compare->add_flag("--allow-empty", o.allow_empty, "accept two results with no case in common (exit 0)");
   compare->add_flag("--strict-clock", o.strict_clock,
                     "count a slowdown that the new run's lower SM clock explains as a regression");
-  report->add_option("file", o.files, "a result file written by --json")->required()->expected(1);
-  report->add_option("--format", o.format, "table, md or csv")->check(CLI::IsMember({"table", "md", "csv"}));
+  report->add_option("file", o.files, "a result file written by --json")->required()->expected(1)->type_name("FILE");
+  report->add_option("--format", o.format, "table, md or csv")->type_name("FORMAT")->check(CLI::IsMember({"table", "md", "csv"}));
   report->add_flag("--kernels", o.kernels, "with the table, each case's kernels, copies and occupancy");
-  file_options.push_back(report->add_option("--html", o.html_path, "also write the result as one self-contained HTML page"));
+  file_options.push_back(report->add_option("--html", o.html_path, "also write the result as one self-contained HTML page")->type_name("FILE"));
   add_table_flags(report, report_table);
-  file_options.push_back(compare->add_option("--html", o.html_path, "also write the comparison as one self-contained HTML page"));
-  file_options.push_back(trace->add_option("--json", o.json_path, "write the traced cases as JSON to this file"));
-  file_options.push_back(trace->add_option("--md", o.md_path, "write the traced cases as a Markdown table to this file"));
-  file_options.push_back(trace->add_option("--csv", o.csv_path, "write the traced cases as CSV to this file"));
+  file_options.push_back(compare->add_option("--html", o.html_path, "also write the comparison as one self-contained HTML page")->type_name("FILE"));
+  file_options.push_back(trace->add_option("--json", o.json_path, "write the traced cases as JSON to this file")->type_name("FILE"));
+  file_options.push_back(trace->add_option("--md", o.md_path, "write the traced cases as a Markdown table to this file")->type_name("FILE"));
+  file_options.push_back(trace->add_option("--csv", o.csv_path, "write the traced cases as CSV to this file")->type_name("FILE"));
   file_options.push_back(trace->add_option("--timeline", o.timeline_path,
-                                           "write the traced processes' records as a Chrome trace-event JSON file (Perfetto, chrome://tracing)"));
+                                           "write the traced processes' records as a Chrome trace-event JSON file (Perfetto, chrome://tracing)")
+                                           ->type_name("FILE"));
   std::string trace_timeline_max_mb;
   CLI::Option* trace_timeline_max_mb_opt = trace->add_option(
-      "--timeline-max-mb", trace_timeline_max_mb, "the timeline's size cap in MiB; past it later events are left out (default 256)");
+      "--timeline-max-mb", trace_timeline_max_mb, "the timeline's size cap in MiB; past it later events are left out (default 256)")
+      ->type_name("MB");
   trace->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
-  trace->add_option("--device", o.device, "CUDA device whose limits the occupancy uses");
+  trace->add_option("--device", o.device, "CUDA device whose limits the occupancy uses")->type_name("N");
   TableFlags trace_table;
   add_table_flags(trace, trace_table);
   run->add_flag("--with-torch", o.with_torch,
@@ -260,7 +271,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
     o.command = Command::trace;
     if (o.trace_command.empty())
       throw InputError("trace: give the command to run after --: sdpa-prof trace [options] -- CMD [ARGS...]");
-    apply_table_flags(o.table, trace_table.wide, trace_table.columns_opt, trace_table.columns, trace_table.quiet);
+    apply_table_flags(o.table, trace_table.wide, trace_table.columns_opt, trace_table.columns, trace_table.quiet, o.kernels);
     if (trace_timeline_max_mb_opt->count() > 0) {
       if (o.timeline_path.empty()) throw InputError("--timeline-max-mb needs --timeline FILE");
       o.timeline_max_mb = integer_in("--timeline-max-mb", trace_timeline_max_mb, 1, int64_t{1} << 20);
@@ -270,11 +281,11 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   if (compare->parsed() || report->parsed()) {
     o.command = compare->parsed() ? Command::compare : Command::report;
     if (report->parsed())
-      apply_table_flags(o.table, report_table.wide, report_table.columns_opt, report_table.columns, report_table.quiet);
+      apply_table_flags(o.table, report_table.wide, report_table.columns_opt, report_table.columns, report_table.quiet, o.kernels);
     if (threshold_opt->count() > 0) o.threshold = number_above("--threshold", threshold_percent, 0) / 100.0;
     return result;
   }
-  apply_table_flags(o.table, run_table.wide, run_table.columns_opt, run_table.columns, run_table.quiet);
+  apply_table_flags(o.table, run_table.wide, run_table.columns_opt, run_table.columns, run_table.quiet, o.kernels);
   o.config_path = config_path;
   try {
     o.config = config_path.empty() ? default_config() : load_config_file(config_path);

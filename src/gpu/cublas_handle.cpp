@@ -1,6 +1,6 @@
 #include "gpu/cublas_handle.h"
 
-#include "gpu/check.h"
+#include "gpu/cublas_check.h"
 
 namespace sdpa {
 namespace {

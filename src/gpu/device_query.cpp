@@ -6,7 +6,7 @@
 
 #include <dlfcn.h>
 
-#include "gpu/check.h"
+#include "gpu/cublas_check.h"
 
 namespace sdpa {
 namespace {

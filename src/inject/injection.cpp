@@ -16,7 +16,6 @@
 
 #include <fmt/format.h>
 
-#include "gpu/check.h"
 #include "inject/trace_env.h"
 #include "io/record_file.h"
 #include "profile/activity_parse.h"

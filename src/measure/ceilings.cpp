@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "gpu/check.h"
+#include "gpu/cublas_check.h"
 #include "gpu/cublas_handle.h"
 #include "gpu/device_buffer.h"
 #include "random_fill.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "gpu/check.h"
+#include "gpu/cublas_check.h"
 
 namespace sdpa {
 

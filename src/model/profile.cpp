@@ -1,7 +1,9 @@
 #include "model/profile.h"
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
+#include <string_view>
 #include <utility>
 
 namespace sdpa {
@@ -12,6 +14,8 @@ constexpr std::pair<unsigned, const char*> kLimiterNames[] = {
     {kLimitBlocks, "blocks"},       {kLimitBarriers, "barriers"},
 };
 
+
+constexpr std::string_view kLibraryNameParts[] = {"gemm", "gemv", "xmma", "nvjet", "cutlass", "cublas", "cudnn"};
 
 struct CategoryNames {
   KernelCategory category;
@@ -57,6 +61,14 @@ unsigned limiter_flag(const std::string& name) {
   for (const auto& [flag, known] : kLimiterNames)
     if (name == known) return flag;
   return 0;
+}
+
+bool library_kernel(const std::string& name) {
+  std::string n = name;
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  // cuBLAS's GEMMs (sm80_xmma_gemm_*, nvjet_*, cutlass_*) and cuDNN's generated kernels.
+  return std::any_of(std::begin(kLibraryNameParts), std::end(kLibraryNameParts),
+                     [&](std::string_view part) { return n.find(part) != std::string::npos; });
 }
 
 std::string limiter_text(unsigned limiters) {

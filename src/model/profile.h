@@ -92,7 +92,12 @@ struct ForwardProfile {
   double wall_us = 0;    // from run() starting on the host to the forward's last GPU work ending
 };
 
-// One line that says what the profile shows ("rule" names the check, for scripts).
+// A kernel of a library (cuBLAS, cuDNN), from its name: its launch shape is the library's design,
+// not the backend's choice.
+bool library_kernel(const std::string& name);
+
+// One line that says what the profile shows ("rule" names the check, for scripts). The text is
+// "what: this case's figures"; what comes before the first ": " reads the same for every shape.
 struct Finding {
   std::string rule;
   std::string text;

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "gpu/check.h"
+#include "profile/cupti_check.h"
 #include "profile/counter_metrics.h"
 #include "profile/host_cost.h"
 

@@ -13,6 +13,9 @@
 
 namespace sdpa {
 
+// The loaded library's text for a result ("unknown CUPTI result" when none is loaded).
+const char* cupti_result_text(CUptiResult result);
+
 // The CUPTI entry points the tool calls, named as CUPTI names them (so that a failed call's
 // text in an error reads as the CUPTI call).
 struct CuptiApi {

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "gpu/check.h"
+#include "profile/cupti_check.h"
 
 namespace sdpa {
 namespace {

@@ -140,8 +140,8 @@ void tensor_idle(const CaseProfile& p, double total_us, std::vector<Finding>& ou
     if (k.category != KernelCategory::simt_gemm && k.category != KernelCategory::fused_attention) continue;
     const std::optional<double> active = counter_value(k.counters, CounterRole::tensor_active);
     if (!active || *active >= kTensorBusy || k.us_per_forward() < kSignificantShare * total_us) continue;
-    out.push_back({"tensor-idle", fmt::format("tensor pipes active only {:.1f}% of the kernel: {} ({})", *active,
-                                              k.name, category_name(k.category))});
+    out.push_back({"tensor-idle", fmt::format("tensor pipes busy under half the kernel's time: {} ({}), {:.1f}%", k.name,
+                                              category_name(k.category), *active)});
   }
 }
 
@@ -152,10 +152,11 @@ void achieved_below_theoretical(const CaseProfile& p, double total_us, int sm_co
       continue;
     const double theoretical = 100 * k.occupancy->theoretical;
     if (*achieved >= kAchievedShare * theoretical) continue;
-    std::string text = fmt::format("achieved occupancy far below theoretical: {} at {:.1f}% against {:.1f}%", k.name,
-                                   *achieved, theoretical);
+    std::string text = fmt::format("achieved occupancy far below theoretical (tail effect or imbalance): {}, {:.1f}% "
+                                   "against {:.1f}%",
+                                   k.name, *achieved, theoretical);
     if (const int64_t slots = int64_t{k.occupancy->blocks_per_sm} * sm_count; slots > 0)
-      text += fmt::format(" ({} blocks in {:.2f} waves of {} on {} SMs: tail effect or imbalance)", k.grid.count(),
+      text += fmt::format(", {} blocks in {:.2f} waves of {} on {} SMs", k.grid.count(),
                           static_cast<double>(k.grid.count()) / static_cast<double>(slots), slots, sm_count);
     out.push_back({"achieved-occupancy", text});
   }

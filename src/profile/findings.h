@@ -12,8 +12,8 @@ namespace sdpa {
 std::vector<Finding> profile_findings(const CaseProfile& profile);
 
 // Rules over the kernels' hardware counters: a DRAM-bound forward (bandwidth, bytes moved
-// against the minimum and against the backend's own count), tensor pipes mostly idle, achieved
-// occupancy far below theoretical. `sm_count` sizes the waves of a grid.
+// against the minimum and against the backend's own count), tensor pipes busy under half the
+// time, achieved occupancy far below theoretical. `sm_count` sizes the waves of a grid.
 std::vector<Finding> counter_findings(const CaseProfile& profile, const Problem& problem, int sm_count);
 
 }  // namespace sdpa

@@ -28,7 +28,7 @@ dl.environment dt { color: var(--muted); }
 dl.environment dd { margin: 0; overflow-wrap: anywhere; }
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
-th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+th, td { padding: 4px 6px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 table.results, table.comparison { font-size: 13px; }
 th { background: var(--panel); position: sticky; top: 0; vertical-align: bottom; }
 td { white-space: nowrap; }

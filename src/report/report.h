@@ -22,6 +22,7 @@ struct TableOptions {
   ColumnChoice choice = ColumnChoice::compact;
   std::vector<std::string> columns;  // ColumnChoice::listed: ids from table_column_ids()
   bool summary = true;               // the story under the table (--quiet drops it)
+  bool every_finding = false;        // a library kernel's occupancy too (--kernels; --wide has it anyway)
 };
 
 // Aligned terminal table: one row per case, speed relative to the fastest backend per problem,

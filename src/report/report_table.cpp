@@ -5,6 +5,7 @@
 
 #include "model/case_key.h"
 #include "model/clocks.h"
+#include "report/finding_groups.h"
 #include "report/report.h"
 #include "report/summary.h"
 #include "report/table_columns.h"
@@ -13,7 +14,7 @@
 namespace sdpa {
 namespace {
 
-constexpr std::size_t kFindingHang = 4;
+constexpr std::size_t kNotRunHang = 4;
 
 // The median and its relative spread: "0.637 ±0.3%", '*' when sampling stopped before reaching
 // the noise target. Everything said about one time (a clock marker too) belongs in this cell.
@@ -417,22 +418,9 @@ std::string not_run_section(const Layout& layout, const TableContext& t, const T
     const std::string head = paint(status_name(c.status), status_tone(c, t), style.colour);
     out += wrap(fmt::format("{} {}: {}{}", c.backend, problem_label(c.problem), head,
                             c.reason.empty() ? "" : ": " + c.reason),
-                style.width, 2, kFindingHang);
+                style.width, 2, kNotRunHang);
   }
   return out.empty() ? out : "\nnot run:\n" + out;
-}
-
-std::string findings_section(const RunReport& report, const TextStyle& style) {
-  std::string out;
-  for (const CaseResult& c : report.cases) {
-    std::vector<Finding> findings = c.timing ? clock_findings(*c.timing) : std::vector<Finding>{};
-    if (c.profile) findings.insert(findings.end(), c.profile->findings.begin(), c.profile->findings.end());
-    for (const Finding& f : findings)
-      out += wrap(fmt::format("{} {} {}: {}", c.backend, c.problem.shape_label(),
-                              dtype_name(c.problem.dtype), f.text),
-                  style.width, 2, kFindingHang);
-  }
-  return out.empty() ? out : fmt::format("\nfindings:\n{}", out);
 }
 
 }  // namespace
@@ -511,7 +499,7 @@ std::string format_table(const RunReport& report, const TableOptions& options) {
   std::string out = table_rows(layout, t, options.style);
   out += table_notes(layout, t, options);
   out += not_run_section(layout, t, options.style);
-  out += findings_section(report, options.style);
+  out += format_findings(report, options.style, options.every_finding || options.choice == ColumnChoice::wide);
   const bool any_marker = std::any_of(report.cases.begin(), report.cases.end(),
                                       [](const CaseResult& c) { return c.timing && clock_marker(*c.timing) != '\0'; });
   if (any_marker)

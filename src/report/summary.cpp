@@ -1,14 +1,14 @@
 #include "report/summary.h"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "model/case_key.h"
-#include "model/number_text.h"
+#include "model/counters.h"
+#include "report/finding_parts.h"
 #include "report/report.h"
 #include "report/table_columns.h"
 #include "report/text_layout.h"
@@ -20,16 +20,6 @@ constexpr double kOneKernel = 1.0 + 1e-9;  // a forward of one kernel (a mean ov
 
 std::string ratio_text(double r) {
   return r < 10 ? fmt::format("{:.2f}x", r) : fmt::format("{:.1f}x", r);
-}
-
-std::string bytes_text(double bytes) {
-  constexpr double kMiB = 1024.0 * 1024.0;
-  return bytes >= 1024 * kMiB ? fmt::format("{:.1f} GiB", bytes / (1024 * kMiB))
-                              : fmt::format("{:.0f} MiB", bytes / kMiB);
-}
-
-std::string duration_text(double us) {
-  return us >= 1000 ? fmt::format("{:.2f} ms", us / 1000) : fmt::format("{:.0f} us", us);
 }
 
 double median(const CaseResult& c) {
@@ -45,70 +35,14 @@ bool has_rule(const CaseResult& c, std::string_view rule) {
                                   [&](const Finding& f) { return f.rule == rule; });
 }
 
-// The number right before `marker` in a finding's text ("4 kernels per forward" -> "4").
-std::optional<std::string> number_before(const std::string& text, std::string_view marker) {
-  const std::size_t at = text.find(marker);
-  if (at == std::string::npos || at == 0) return std::nullopt;
-  std::size_t start = at;
-  while (start > 0 &&
-         (std::isdigit(static_cast<unsigned char>(text[start - 1])) || text[start - 1] == '.'))
-    --start;
-  if (start == at) return std::nullopt;
-  return text.substr(start, at - start);
-}
-
-// " (4 kernels, 241 us)" from a finding's "4 kernels per forward, 241.1 us (...)"; the parts the
-// text does not have are left out.
-std::string count_and_time(const std::string& text, std::string_view count_marker,
-                           std::string_view noun) {
-  std::vector<std::string> parts;
-  if (const std::optional<std::string> n = number_before(text, count_marker))
-    parts.push_back(*n + std::string(noun));
-  if (const std::optional<std::string> us = number_before(text, " us ("))
-    if (const std::optional<double> value = finite_number(*us))
-      parts.push_back(duration_text(*value));
-  if (parts.empty()) return "";
-  return parts.size() == 1 ? fmt::format(" ({})", parts[0])
-                           : fmt::format(" ({}, {})", parts[0], parts[1]);
-}
-
 // What one finding costs this backend, in a few words; "" for findings that are not a reason.
 std::string finding_reason(const Finding& f, const CaseProfile& p) {
-  if (f.rule == "hidden-memcpy") {
-    for (const MemcpyProfile& m : p.memcpys)
-      if (m.kind == "DtoD" && m.per_forward > 0)
-        return fmt::format(
-            "{} of {} per forward ({} each)",
-            m.per_forward == 1 ? std::string("a hidden device-to-device copy")
-                               : fmt::format("{:g} hidden device-to-device copies", m.per_forward),
-            bytes_text(m.bytes_per_forward / m.per_forward), duration_text(m.mean_us));
-    return "a hidden device-to-device copy";
-  }
-  if (f.rule == "simt-gemm") {
-    double simt_us = 0;
-    double total_us = 0;
-    for (const KernelProfile& k : p.kernels) {
-      total_us += k.us_per_forward();
-      if (k.category == KernelCategory::simt_gemm) simt_us += k.us_per_forward();
-    }
-    return total_us > 0 ? fmt::format("fp32 SIMT GEMMs (tensor cores idle, {:.0f}% of kernel time)",
-                                      100 * simt_us / total_us)
-                        : "fp32 SIMT GEMMs (tensor cores idle)";
-  }
-  if (f.rule == "mask-every-call")
-    return "the causal mask rebuilt each call" +
-           count_and_time(f.text, " kernels per forward", " kernels");
-  if (f.rule == "safe-softmax")
-    return "a safe softmax" + count_and_time(f.text, " extra kernels", " extra kernels");
   // Said elsewhere (kernel counts, occupancy, SIMT GEMMs), or not about speed.
+  // tensor-idle: a fused kernel's tensor pipes are compared by their measured share instead.
   if (f.rule == "low-occupancy" || f.rule == "fused-extra-kernels" || f.rule == "dropped-records" ||
-      f.rule == "achieved-occupancy")
+      f.rule == "achieved-occupancy" || f.rule == "tensor-idle")
     return "";
-  if (f.rule == "tensor-idle")
-    return std::any_of(p.findings.begin(), p.findings.end(), [](const Finding& g) { return g.rule == "simt-gemm"; })
-               ? ""
-               : "tensor pipes mostly idle";
-  return f.text.substr(0, f.text.find(':'));  // a rule this summary does not know: its headline
+  return finding_parts(f, &p).what;  // its figures are under the table, for each shape
 }
 
 // "35% of peak" ("278 TFLOP/s" without ceilings); the second of a pair drops the repeated words.
@@ -116,6 +50,35 @@ std::string percent_of_peak_text(const CaseResult& c, const TableContext& t, boo
   const double percent = t.percent_of_peak(c);
   if (percent < 0) return fmt::format("{:.0f}{}", c.tflops(), first ? " TFLOP/s" : "");
   return fmt::format("{:.0f}%{}", percent, first ? " of peak" : "");
+}
+
+// One kernel each: the difference is inside the kernel, said by the same measured figures for
+// every pair and shape: theoretical occupancy, the tensor pipes' busy share (with counters), % of
+// peak.
+std::string kernel_against_kernel(const CaseResult& slow, const CaseResult& ref, const TableContext& t) {
+  const KernelProfile* mine = slow.profile->dominant_kernel();
+  const KernelProfile* theirs = ref.profile->dominant_kernel();
+  std::vector<std::string> figures;
+  if (mine && theirs && mine->occupancy && theirs->occupancy) {
+    const double my_occupancy = 100 * mine->occupancy->theoretical;
+    const double their_occupancy = 100 * theirs->occupancy->theoretical;
+    if (my_occupancy + 0.5 < their_occupancy)
+      figures.push_back(fmt::format("{:.3g}% occupancy (limited by {}) against {:.3g}%", my_occupancy,
+                                    limiter_text(mine->occupancy->limiters), their_occupancy));
+    else if (my_occupancy > their_occupancy + 0.5)
+      figures.push_back(fmt::format("its own higher {:.3g}% occupancy against {:.3g}%", my_occupancy, their_occupancy));
+    else
+      figures.push_back(fmt::format("both at {:.3g}% occupancy", my_occupancy));
+  }
+  const std::optional<double> my_tensor = mine ? counter_value(mine->counters, CounterRole::tensor_active) : std::nullopt;
+  const std::optional<double> their_tensor =
+      theirs ? counter_value(theirs->counters, CounterRole::tensor_active) : std::nullopt;
+  if (my_tensor && their_tensor)
+    figures.push_back(fmt::format("tensor pipes busy {:.0f}% of the time against {:.0f}%", *my_tensor, *their_tensor));
+  figures.push_back(fmt::format("{} against {}", percent_of_peak_text(slow, t), percent_of_peak_text(ref, t, false)));
+  std::string text;
+  for (const std::string& figure : figures) text += (text.empty() ? "" : ", ") + figure;
+  return text;
 }
 
 // Why `slow` takes longer than `ref`, from what their profiles show.
@@ -137,27 +100,7 @@ std::vector<std::string> reasons(const CaseResult& slow, const CaseResult& ref,
       if (std::string reason = finding_reason(f, p);
           !reason.empty() && std::find(out.begin(), out.end(), reason) == out.end())
         out.push_back(reason);
-  if (!out.empty() || !ref.profile || !one_kernel(slow) || !one_kernel(ref)) return out;
-
-  // One kernel each: the difference is inside the kernel.
-  const KernelProfile* mine = p.dominant_kernel();
-  const KernelProfile* theirs = ref.profile->dominant_kernel();
-  const bool occupancies = mine && theirs && mine->occupancy && theirs->occupancy;
-  const double my_occupancy = occupancies ? 100 * mine->occupancy->theoretical : 0;
-  const double their_occupancy = occupancies ? 100 * theirs->occupancy->theoretical : 0;
-  const std::string rates = fmt::format("{} against {}", percent_of_peak_text(slow, t),
-                                        percent_of_peak_text(ref, t, false));
-  if (occupancies && my_occupancy + 0.5 < their_occupancy)
-    out.push_back(fmt::format(
-        "one kernel each; its kernel runs at {:.3g}% occupancy (limited by {}) against {:.3g}%, "
-        "and reaches {}",
-        my_occupancy, limiter_text(mine->occupancy->limiters), their_occupancy, rates));
-  else if (occupancies)
-    out.push_back(fmt::format("one kernel each, {} at {:.3g}% occupancy; its kernel reaches {}",
-                              my_occupancy > their_occupancy + 0.5 ? "its own higher" : "both",
-                              my_occupancy, rates));
-  else
-    out.push_back("one kernel each; its kernel reaches " + rates);
+  if (ref.profile && one_kernel(slow) && one_kernel(ref)) out.push_back(kernel_against_kernel(slow, ref, t));
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include "axis_values.h"
 #include "model/errors.h"
 
+#include <string>
 #include <vector>
 
 #include "cli/cli.h"
@@ -65,6 +66,23 @@ TEST(Cli, HelpEndsWithExitCode0) {
   const CliParse r = parse({"--help"});
   ASSERT_TRUE(r.exit_code);
   EXPECT_EQ(*r.exit_code, 0);
+}
+
+// Every option's value is named as what it is (FILE, LIST, N, S, PCT, MB), never CLI11's TEXT or INT.
+TEST(Cli, HelpNamesEachValue) {
+  for (const char* sub : {"run", "compare", "report", "trace", "ceilings"}) {
+    testing::internal::CaptureStdout();
+    const CliParse r = parse({sub, "--help"});
+    const std::string help = testing::internal::GetCapturedStdout();
+    ASSERT_TRUE(r.exit_code);
+    for (const char* generic : {" TEXT", " INT", " UINT", " FLOAT"}) EXPECT_EQ(help.find(generic), std::string::npos) << sub << ":\n" << help;
+  }
+  testing::internal::CaptureStdout();
+  parse({"run", "--help"});
+  const std::string run_help = testing::internal::GetCapturedStdout();
+  EXPECT_NE(run_help.find("--json FILE"), std::string::npos) << run_help;
+  EXPECT_NE(run_help.find("--seq LIST"), std::string::npos) << run_help;
+  EXPECT_NE(run_help.find("--max-noise PCT"), std::string::npos) << run_help;
 }
 
 }  // namespace

@@ -224,16 +224,15 @@ TEST(CounterFindings, IdleTensorPipesAndAchievedFarBelowTheoretical) {
   std::vector<std::string> idle, low;
   for (const Finding& x : f) (x.rule == "tensor-idle" ? idle : low).push_back(x.text);
   ASSERT_EQ(idle.size(), 2u);
-  EXPECT_EQ(idle[0], "tensor pipes active only 0.0% of the kernel: sgemm_128x64 (SIMT fp32 GEMM)");
+  EXPECT_EQ(idle[0], "tensor pipes busy under half the kernel's time: sgemm_128x64 (SIMT fp32 GEMM), 0.0%");
   EXPECT_EQ(idle[1],
-            "tensor pipes active only 31.5% of the kernel: cudnn_generated_fort_native_sdpa (fused "
-            "attention)");
+            "tensor pipes busy under half the kernel's time: cudnn_generated_fort_native_sdpa (fused "
+            "attention), 31.5%");
   ASSERT_EQ(low.size(), 2u);
   EXPECT_EQ(low[0],
-            "achieved occupancy far below theoretical: sgemm_128x64 at 30.0% against 50.0% (264 "
-            "blocks in 2.00 "
-            "waves of 132 on 132 SMs: tail effect or imbalance)");
-  EXPECT_NE(low[1].find("at 9.0% against 18.8% (132 blocks in 1.00 waves"), std::string::npos)
+            "achieved occupancy far below theoretical (tail effect or imbalance): sgemm_128x64, 30.0% "
+            "against 50.0%, 264 blocks in 2.00 waves of 132 on 132 SMs");
+  EXPECT_NE(low[1].find(", 9.0% against 18.8%, 132 blocks in 1.00 waves"), std::string::npos)
       << low[1];
 }
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "gpu/check.h"
+#include "backends/cudnn/cudnn_check.h"
 #include "backends/cudnn/cudnn_library.h"
 #include "backends/cudnn/sdpa_graph.h"
 #include "gpu/device_buffer.h"

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "gpu/check.h"
 
 namespace sdpa {
 namespace {

@@ -38,4 +38,7 @@ const CudnnApi& cudnn();
 // cuDNN's last error message on this thread ("" when it has none), cleared by the read.
 std::string cudnn_last_error();
 
+// The loaded library's name for a status, then its last error message.
+std::string cudnn_status_text(int status);
+
 }  // namespace sdpa

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "gpu/check.h"
+#include "backends/cudnn/cudnn_check.h"
 
 namespace sdpa {
 namespace {
