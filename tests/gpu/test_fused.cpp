@@ -90,8 +90,8 @@ TEST(FusedBackends, MatchReferenceOnTileEdgesGroupedHeadsAndUnequalLengths) {
 }
 
 // Two persistent flash3 launches at once, each on its own stream with its own backend: the tile
-// queue lives in each one's workspace, so neither grid takes the other's tiles (with a queue in
-// static device memory, as before, they did).
+// queue lives in each one's workspace, so neither grid takes the other's tiles (with one queue
+// in static device memory for both, they would).
 TEST(Flash3, TwoPersistentLaunchesRunAtOnce) {
   const BackendEntry& flash3 = flash3_backend_entry();
   if (!flash3.built()) GTEST_SKIP() << "flash3 is not built: " << flash3.not_built_reason;
