@@ -9,8 +9,8 @@ trap 'rm -rf "$out"' EXIT
 /usr/bin/python3 "$root/scripts/plot.py" "$root"/results/h200-*.json --out "$out"
 test -s "$out/tflops.png"
 test -s "$out/roofline.png"
-/usr/bin/python3 "$root/scripts/ab_table.py" --a "$root/results/h200-hopper-preset-stage7-run1.json" \
-  --b "$root/results/h200-hopper-preset-stage7-run2.json" >"$out/ab.txt"
+/usr/bin/python3 "$root/scripts/ab_table.py" --a "$root/tests/data/recorded-h200-hopper-preset-stage7-run1.json" \
+  --b "$root/tests/data/recorded-h200-hopper-preset-stage7-run2.json" >"$out/ab.txt"
 grep -q "S4096 D64 causal *flash3 " "$out/ab.txt"
 /usr/bin/python3 - "$root/ci-example/gpu-regressions.yml" <<'PY'
 import sys, yaml

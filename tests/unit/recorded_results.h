@@ -1,5 +1,5 @@
-// The committed H200 results (results/), read as `report` reads them: tests of the printers on
-// real runs, without a GPU.
+// Recorded H200 runs (tests/data/recorded-*.json, copies of runs once kept in results/), read as
+// `report` reads them: tests of the printers on real runs, without a GPU.
 #pragma once
 
 #include <fstream>
@@ -12,7 +12,7 @@
 namespace sdpa::test {
 
 inline RunReport recorded(const std::string& name) {
-  std::ifstream in(std::string(SDPA_SOURCE_DIR) + "/results/" + name);
+  std::ifstream in(std::string(SDPA_SOURCE_DIR) + "/tests/data/recorded-" + name);
   return report_from_json(nlohmann::json::parse(in));
 }
 

@@ -28,8 +28,8 @@ TEST(Tolerance, TighterThanTheFlatBoundsByAFactorOfTwoAndMore) {
       << "the reference's own error grows with the keys";
 }
 
-// Every verified case in results/ passes the new bounds; the smallest margin is printed (the
-// notes quote it).
+// Every verified case of the reference results (results/) passes the new bounds; the smallest
+// margin is printed (the notes quote it over the larger set the tree once held).
 TEST(Tolerance, TheCommittedRunsPassWithAMargin) {
   int cases = 0;
   double smallest_rel_margin = 1e9;
