@@ -21,7 +21,11 @@ const BackendEntry& cudnn_backend_entry() {
       .variants = cudnn_engine_variants,
       .pytorch_path = "cudnn",
 #else
+#ifdef SDPA_CUDNN_TURNED_OFF
+      .not_built_reason = "the build turned cuDNN off (-DSDPA_WITH_CUDNN=OFF)",
+#else
       .not_built_reason = "cuDNN 9 headers (cudnn_graph.h) were not found at build time",
+#endif
       .unsupported = nullptr,
       .workspace_bytes = nullptr,
       .create = nullptr,
