@@ -78,7 +78,7 @@ struct ConsumerRows {
   // Keys of a block that some row of the warp sees: past them every score of the warp is
   // masked, so whole groups of kGroupKeys keys get P = 0 without their exponentials (the
   // blocks on the causal diagonal and at the end of the keys). Not in the serial schedule, which
-  // ran 6% slower causal with it (docs/kernel-notes.md, stage 7d); groups of 32 keys spill in
+  // ran 6% slower causal with it (docs/kernel-notes.md); groups of 32 keys spill in
   // the three-consumer overlapped schedule.
   static constexpr bool kSkipDeadKeys = Traits::kSchedule != Flash3Schedule::serial;
   static constexpr int kGroupKeys = 64;
