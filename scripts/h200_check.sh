@@ -6,6 +6,9 @@
 #   scripts/h200_check.sh counters trace     only those
 # Parts (seconds on the H200, roughly):
 #   tests      every GPU test, the fault-injection test in its own process           (~60)
+#   nocudnn    the backend tests with cuDNN's soname changed in a copy: they must fail (~20)
+#   odd        every backend at odd sizes (S=1,17,1000,4097, GQA, Sq!=Skv), bf16 and fp16:
+#              the worst error per backend and dtype against its bound               (~60)
 #   interrupt  SIGINT two cases into --backend all --seq 1024,2048,4096               (~20)
 #   cudnn-all  every cuDNN engine config at S4096 D128, compared with itself          (~30)
 #   clocks     scripts/clocks_check.sh: flash+cudnn at S4096 D128, the default sweep  (~120)
@@ -15,6 +18,10 @@
 #   flash3     scripts/flash3_check.sh: schedules, fused tests, hopper-bench, long    (~250)
 #   hopper     hopper-bench alone (flash, flash3, cudnn; FLASH3=flash3:all adds every
 #              schedule) with counters, one line per case (scripts/hopper_table.py)     (~60)
+#   ab         scripts/flash3_ab.sh: build/base/sdpa-prof (BASE) against this build, 3 rounds
+#              alternating over hopper-bench, flash3 schedules and cuDNN            (~300)
+#   default    the README's main job (--backend all --seq 4096) and the default preset,
+#              JSON for results/                                                    (~120)
 #   sanitize   scripts/sanitize.sh: memcheck, racecheck, initcheck, synccheck         (~200)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +38,30 @@ part_tests() {
   build/tests/sdpa_gpu_tests --gtest_filter=FaultInjection.* >"$1/fault.log" 2>&1; local b=$?
   grep -hE "^\[  (PASSED|FAILED) |Failure" "$1/gpu_tests.log" "$1/fault.log" | head -20
   return $((a != 0 || b != 0))
+}
+
+# A build that has cuDNN on a machine where it does not load must fail the suite, not skip.
+# The copy asks dlopen for libcudnn.so.X (same length, so the binary stays valid).
+part_nocudnn() {
+  sed 's/libcudnn\.so\.9/libcudnn.so.X/g' build/tests/sdpa_gpu_tests >"$1/gpu_tests_nocudnn"
+  chmod +x "$1/gpu_tests_nocudnn"
+  "$1/gpu_tests_nocudnn" --gtest_filter='Backends.*' >"$1/nocudnn.log" 2>&1
+  local rc=$?
+  rm -f "$1/gpu_tests_nocudnn"
+  grep -hE "^\[  FAILED  \] [A-Z]" "$1/nocudnn.log" | head -5
+  echo "suite rc=$rc (must be non-zero)"
+  [ $rc -ne 0 ]
+}
+
+part_odd() {
+  local quick=(--warmup 0 --min-samples 1 --min-time 0 --no-profile --quiet --dtype bf16,fp16 --case-timeout 60)
+  $tool --backend all --batch 2 --heads 4 --kv-heads 2 --seq 1,17,1000,4097 --head-dim 64,128 \
+    "${quick[@]}" --json "$1/odd_causal.json" >"$1/odd_causal.txt" 2>&1; local a=$?
+  $tool --backend all --batch 2 --heads 4 --kv-heads 2 --seq 17,1000 --seq-kv 4097 --no-causal --head-dim 64,128 \
+    "${quick[@]}" --json "$1/odd_cross.json" >"$1/odd_cross.txt" 2>&1; local b=$?
+  python3 scripts/error_margins.py "$1/odd_causal.json" "$1/odd_cross.json"; local c=$?
+  echo "runs rc=$a $b"
+  return $((a != 0 || b != 0 || c != 0))
 }
 
 part_interrupt() {
@@ -60,6 +91,13 @@ part_hopper() {
   local rc=$?
   python3 scripts/hopper_table.py "$1/hopper.json"
   return $rc
+}
+part_ab() { OUT=$1 BASE=${BASE:-build/base/sdpa-prof} scripts/flash3_ab.sh 2>&1 | tail -40; }
+part_default() {
+  $tool --backend all --seq 4096 >"$1/main_job.txt" 2>&1; local a=$?
+  $tool --json "$1/h200-default.json" >"$1/default.txt" 2>&1; local b=$?
+  echo "main job rc=$a, first screen $(wc -l <"$1/main_job.txt") lines; default preset rc=$b, first screen $(wc -l <"$1/default.txt") lines"
+  return $((a != 0 || b != 0))
 }
 part_sanitize() { LOG_DIR=$1 BUILD=build scripts/sanitize.sh; }
 
