@@ -40,13 +40,12 @@ void TimelineRecorder::add(ActivityRecords&& records, uint32_t process_id, const
   kept_.push_back(Kept{process_id, process_name, std::move(records)});
 }
 
-void TimelineRecorder::write(const std::string& path, const std::string& device_name,
-                             std::ostream& progress) const {
+void TimelineRecorder::write(const std::string& path, std::ostream& progress) const {
   std::vector<TimelineProcess> processes;
   for (const Kept& k : kept_) {
     auto p = std::find_if(processes.begin(), processes.end(),
                           [&](const TimelineProcess& t) { return t.process_id == k.process_id; });
-    if (p == processes.end()) p = processes.insert(processes.end(), TimelineProcess{k.process_name, k.process_id, device_name, 0, {}});
+    if (p == processes.end()) p = processes.insert(processes.end(), TimelineProcess{k.process_name, k.process_id, device_name_, 0, {}});
     p->record_sets.push_back(&k.records);
   }
   TimelineOptions options;

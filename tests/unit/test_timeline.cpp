@@ -244,7 +244,7 @@ nlohmann::json read_json(const std::string& path) {
 
 TEST(TimelineRecorder, KeepsCasesWhileTheCapCouldHoldThemAndSaysWhatItLeftOut) {
   const std::string path = "recorder-timeline.json";
-  TimelineRecorder recorder(uint64_t{1} << 20);  // 1 MiB: room for 16384 records of 64 bytes
+  TimelineRecorder recorder(uint64_t{1} << 20, "NVIDIA H200");  // 1 MiB: room for 16384 records of 64 bytes
   const uint64_t per_case = 11;                  // records in forward_records()
   ASSERT_EQ(forward_records().kernels.size() + forward_records().memcpys.size() +
                 forward_records().memsets.size() + forward_records().api_calls.size() +
@@ -253,7 +253,7 @@ TEST(TimelineRecorder, KeepsCasesWhileTheCapCouldHoldThemAndSaysWhatItLeftOut) {
   const uint64_t fitting = (uint64_t{1} << 20) / 64 / per_case;
   for (uint64_t i = 0; i < fitting + 3; ++i) recorder.add(later(i * 1'000'000));
   std::ostringstream progress;
-  recorder.write(path, "NVIDIA H200", progress);
+  recorder.write(path, progress);
   const nlohmann::json j = read_json(path);
   EXPECT_EQ(j.at("otherData").at("truncated"), true);
   EXPECT_EQ(j.at("otherData").at("records_left_out"), 3 * per_case);
@@ -264,10 +264,10 @@ TEST(TimelineRecorder, KeepsCasesWhileTheCapCouldHoldThemAndSaysWhatItLeftOut) {
 }
 
 TEST(TimelineRecorder, AnUnwritablePathLeavesNothing) {
-  TimelineRecorder recorder(uint64_t{1} << 20);
+  TimelineRecorder recorder(uint64_t{1} << 20, "GPU");
   recorder.add(forward_records());
   std::ostringstream progress;
-  EXPECT_THROW(recorder.write("no-such-dir/timeline.json", "GPU", progress), InputError);
+  EXPECT_THROW(recorder.write("no-such-dir/timeline.json", progress), InputError);
   EXPECT_TRUE(progress.str().empty());
 }
 

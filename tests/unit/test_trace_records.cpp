@@ -128,12 +128,12 @@ TEST(TraceRecords, RecordedProcessAsATimeline) {
   RecordFile file = read_record_file(
       std::string(SDPA_SOURCE_DIR) + "/tests/data/trace-h200-torch-s128.records", 100000);
   const std::size_t kernels = file.records.kernels.size();
-  TimelineRecorder timeline(uint64_t{64} << 20);
+  TimelineRecorder timeline(uint64_t{64} << 20, "NVIDIA H200");
   timeline.add(std::move(file.records), static_cast<uint32_t>(file.pid),
                "python3 torch_sdpa.py (pid 538)");
   const TempFile out("");
   std::ostringstream progress;
-  timeline.write(out.path(), "NVIDIA H200", progress);
+  timeline.write(out.path(), progress);
   std::ifstream in(out.path());
   const nlohmann::json doc = nlohmann::json::parse(in);
   std::size_t kernel_slices = 0;
