@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <ctime>
 #include <iterator>
 
 #include "io/atomic_file.h"
@@ -15,7 +16,14 @@ namespace {
 constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 std::atomic<int> g_signal{0};
+std::atomic<int64_t> g_first_signal_ns{0};
 struct sigaction g_previous[3] {};
+
+int64_t monotonic_ns() {  // clock_gettime is async-signal-safe
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+}
 
 extern "C" void on_fatal_signal(int sig) {
   remove_temporaries_from_signal_handler();
@@ -24,13 +32,21 @@ extern "C" void on_fatal_signal(int sig) {
   ::raise(sig);
 }
 
+// The first signal asks to stop. The same signal again within the grace period is the same
+// request: `timeout` signals the process and then its group, a terminal's Ctrl-C reaches every
+// process of the job. Any other signal, or one after the grace period, ends the process at once;
+// the finished cases are already in the journal (--json).
 extern "C" void on_stop_signal(int sig) {
+  const int64_t now = monotonic_ns();
   int none = 0;
-  if (!g_signal.compare_exchange_strong(none, sig)) {  // the second: at once
-    remove_temporaries_from_signal_handler();
-    remove_record_folder_from_signal_handler();
-    _exit(128 + sig);
+  if (g_signal.compare_exchange_strong(none, sig)) {
+    g_first_signal_ns.store(now);
+    return;
   }
+  if (none == sig && now - g_first_signal_ns.load() < kSameRequestWithinNs) return;
+  remove_temporaries_from_signal_handler();
+  remove_record_folder_from_signal_handler();
+  _exit(128 + sig);
 }
 
 // A signal the parent process ignores (nohup's SIGHUP) stays ignored.

@@ -1,10 +1,15 @@
 // Signals. Ctrl-C, SIGTERM and SIGHUP during a sweep: the first asks the sweep to stop after the
-// current sample so that what was measured is written; a second one ends the process at once.
+// current sample so that what was measured is written; the same signal again within
+// kSameRequestWithinNs is the same request, and any later or different one ends the process at once.
 // At any other time they end the process as usual, after removing the temporaries of files being
 // written (io/atomic_file.h) and the record folder of a trace (trace/trace_run.h).
 #pragma once
 
+#include <cstdint>
+
 namespace sdpa {
+
+inline constexpr int64_t kSameRequestWithinNs = 2'000'000'000;
 
 // Installs, for the whole process, the handlers that remove temporaries before dying.
 void remove_temporaries_on_signals();
