@@ -28,6 +28,8 @@ struct CliOptions {
   std::vector<std::string> notes;  // said on stderr before running (deprecated flags)
   int device = 0;
   double case_timeout_s = 0;  // --case-timeout: 0 for none
+  std::string resume_path;    // run --resume FILE: keep FILE's finished cases, run the rest
+  std::optional<Shard> shard;  // run --shard K/N: only this part of the sweep's cases
   std::string command_line;
   // compare and report
   std::vector<std::string> files;  // compare: BASE NEW; report: FILE

@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <ostream>
+#include <random>
 #include <utility>
 
 #include <fmt/format.h>
@@ -15,6 +17,7 @@
 #include "backends/backend.h"
 #include "cli/case_watchdog.h"
 #include "cli/interrupts.h"
+#include "cli/journal.h"
 #include "cli/output_writers.h"
 #include "cli/run_context.h"
 #include "cli/timeline_output.h"
@@ -24,7 +27,9 @@
 #include "measure/ceilings.h"
 #include "profile/host_cost.h"
 #include "report/report.h"
+#include "report/result_sets.h"
 #include "run/runner.h"
+#include "run/shard_plan.h"
 #include "trace/torch_paths.h"
 #include "trace/trace_run.h"
 
@@ -119,6 +124,14 @@ std::string case_line(const CaseResult& c, std::size_t done, std::size_t planned
                      setup_text(c.setup));
 }
 
+// --resume FILE: the earlier run must be a part of this sweep, on this shard.
+void check_resumable(const std::string& path, const RunReport& earlier, const RunReport& here) {
+  std::string why = sweep_difference(earlier, here);
+  if (why.empty() && earlier.shard != here.shard)
+    why = fmt::format("the shard: {} there, {} here", shard_text(earlier.shard), shard_text(here.shard));
+  if (!why.empty()) throw InputError(fmt::format("--resume {}: it measured another sweep: {}", path, why));
+}
+
 }  // namespace
 
 int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
@@ -126,11 +139,24 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   std::vector<BackendChoice> backends = resolve_backends(o.config.backends);
   check_sweep_size(o.config, backends.size());
   SweepPlan plan{expand_problems(o.config), std::move(backends)};
+  if (o.shard) {
+    const std::vector<int> shard_of = assign_shards(plan, o.shard->count);
+    for (const int k : shard_of) plan.selected.push_back(k == o.shard->index);
+  }
   RunReport report;
+  report.shard = o.shard;
   std::unique_ptr<TimelineRecorder> timeline;
   std::vector<OutputWriter> outputs = report_writers(o, report);
   outputs.push_back(timeline_writer(o, timeline));
-  check_writers(outputs, {o.config_path});
+  std::vector<std::string> inputs{o.config_path};
+  if (o.resume_path != o.json_path) inputs.push_back(o.resume_path);
+  check_writers(outputs, inputs);
+  std::optional<RunReport> earlier;
+  if (!o.resume_path.empty()) {
+    earlier = load_report(o.resume_path);
+    report.cases = finished_cases(*earlier);
+    for (const CaseResult& c : report.cases) plan.done.insert(case_key(c.backend, c.problem));
+  }
   if (o.dry_run) {
     if (std::any_of(outputs.begin(), outputs.end(), [](const OutputWriter& w) { return !w.output.path.empty(); }))
       throw InputError(
@@ -139,10 +165,18 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     return kExitOk;
   }
 
-  const std::unique_ptr<RunContext> context = open_run_context(o, progress);
+  // A resumed sweep draws its inputs from the same seed.
+  const uint64_t seed = o.config.seed ? *o.config.seed : earlier ? earlier->environment.seed : std::random_device{}();
+  const std::unique_ptr<RunContext> context = open_run_context(o, seed, progress);
   if (!context) return kExitGpuFailed;
   report.config = o.config;
   report.environment = context->environment;
+  if (earlier) {
+    check_resumable(o.resume_path, *earlier, report);
+    progress << fmt::format("resuming {}: {} cases kept, {} to run\n", o.resume_path, report.cases.size(),
+                            plan.case_count());
+  }
+  Journal journal(o.json_path);
   if (!o.timeline_path.empty() && context->profiler)
     timeline = new_timeline(o, context->device.name);
   else if (!o.timeline_path.empty())
@@ -166,12 +200,13 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
 
   std::size_t done = 0;
   HostStopwatch case_clock;  // the case's whole time: setup, verification, profile, timing
-  const std::size_t planned = plan.problems.size() * plan.backends.size();  // variants are counted as they run
+  const std::size_t planned = plan.case_count();  // variants are counted as they run
   const auto on_case = [&](const CaseResult& c) {
     progress << case_line(c, ++done, planned, case_clock.elapsed_us() / 1e6);
     case_clock = HostStopwatch{};
     const std::lock_guard<std::mutex> lock(cases_mutex);
     report.cases.push_back(c);
+    journal.write(report);
   };
   const auto on_start = [&](const std::string& backend, const Problem& p) {
     if (watchdog) watchdog->start_case(fmt::format("{} {} {}", backend, p.shape_label(), dtype_name(p.dtype)));
@@ -196,6 +231,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   if (o.kernels) out << format_kernels(report, o.table.style);
   out.flush();  // before a file written in place on the same stream (--json /dev/stdout)
   write_all(outputs, progress);
+  if (const std::string said = journal.summary(); !said.empty()) progress << said << "\n";
   if (signal != 0) return 128 + signal;
   if (report.partial) return kExitGpuFailed;
   return report.any_failed() ? kExitCaseFailed : kExitOk;

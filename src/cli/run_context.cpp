@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <random>
 #include <string>
 
 #include <fmt/format.h>
@@ -65,7 +64,7 @@ Environment new_environment(const CliOptions& o, std::optional<DeviceInfo> devic
   return e;
 }
 
-std::unique_ptr<RunContext> open_run_context(const CliOptions& o, std::ostream& progress) {
+std::unique_ptr<RunContext> open_run_context(const CliOptions& o, uint64_t seed, std::ostream& progress) {
   auto context = std::make_unique<RunContext>();
   DeviceInfo& device = context->device;
   if (std::string error; !query_device(o.device, device, error)) {
@@ -77,7 +76,7 @@ std::unique_ptr<RunContext> open_run_context(const CliOptions& o, std::ostream& 
   if (context->nvml && device.sm_clock_khz == 0)  // the runtime did not say: NVML's peak is the same figure
     device.sm_clock_khz = static_cast<int>(1000 * context->nvml->max_sm_clock_mhz().value_or(0));
   Environment& e = context->environment;
-  e = new_environment(o, device, o.config.seed ? *o.config.seed : std::random_device{}());
+  e = new_environment(o, device, seed);
   progress << fmt::format("{} ({} SMs, {}), driver {}, CUDA runtime {}, seed {}\n", device.name, device.sm_count,
                           gib_text(device.total_memory), version_text(device.driver_version),
                           version_text(device.runtime_version), e.seed);

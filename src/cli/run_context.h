@@ -30,6 +30,6 @@ Environment new_environment(const CliOptions& o, std::optional<DeviceInfo> devic
 
 // Opens what `o` asks for, saying on `progress` what each is or why it is off; the sweep goes on
 // without NVML, CUPTI or counters. Null after saying why when the device cannot be used.
-std::unique_ptr<RunContext> open_run_context(const CliOptions& o, std::ostream& progress);
+std::unique_ptr<RunContext> open_run_context(const CliOptions& o, uint64_t seed, std::ostream& progress);
 
 }  // namespace sdpa

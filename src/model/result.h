@@ -109,6 +109,15 @@ struct Environment {
   Profiler counters;                 // the range profiler's description, or why there are no counters
 };
 
+// --shard K/N: which part of the sweep's cases a run holds (index 1..count).
+inline constexpr int kMaxShards = 10000;
+
+struct Shard {
+  int index = 1;
+  int count = 1;
+  bool operator==(const Shard&) const = default;
+};
+
 struct RunReport {
   Environment environment;
   SweepConfig config;
@@ -118,6 +127,7 @@ struct RunReport {
   bool partial = false;
   std::string partial_reason;
   std::optional<TraceInfo> trace;  // set by `trace`: the command and its processes
+  std::optional<Shard> shard;      // set by --shard: the other shards' cases are not here
 
   bool any_failed() const;
 };

@@ -286,6 +286,7 @@ json report_to_json(const RunReport& r) {
               {"partial_reason", r.partial_reason},
               {"cases", cases}};
   if (r.trace) doc["trace"] = trace_to_json(*r.trace);
+  if (r.shard) doc["shard"] = {{"index", r.shard->index}, {"count", r.shard->count}};
   return doc;
 }
 
@@ -324,6 +325,11 @@ RunReport report_from_json(const json& doc) {
   r.partial = j.boolean_or("partial", false);
   r.partial_reason = j.text_or("partial_reason", "");
   if (j.has("trace")) r.trace = trace_from_json(j.object("trace"));
+  if (j.has("shard")) {
+    const JsonFields shard = j.object("shard");
+    const auto count = static_cast<int>(shard.integer("count", 1, kMaxShards));
+    r.shard = Shard{static_cast<int>(shard.integer("index", 1, count)), count};
+  }
   const json& cases = j.array("cases");
   std::unordered_set<CaseKey, CaseKeyHash> seen;
   for (std::size_t i = 0; i < cases.size(); ++i) {

@@ -244,6 +244,17 @@ std::size_t predicted_case_bytes(const Problem& p, const BackendEntry& backend) 
   return shared_case_bytes(p) + (backend.built() ? backend.workspace_bytes(p) : 0);
 }
 
+bool SweepPlan::left_to_run(std::size_t problem, std::size_t choice) const {
+  return holds(problem, choice) && !done.contains(case_key(choice_name(backends[choice]), problems[problem]));
+}
+
+std::size_t SweepPlan::case_count() const {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < problems.size(); ++i)
+    for (std::size_t j = 0; j < backends.size(); ++j) count += left_to_run(i, j);
+  return count;
+}
+
 SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t seed,
                       const TimingOptions& timing, const SweepHooks& hooks,
                       const SweepPasses& passes) {
@@ -254,6 +265,11 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
   uint64_t problem_index = 0;
   for (const Problem& p : plan.problems) {
     ++problem_index;
+    const std::size_t problem_at = problem_index - 1;
+    // A problem none of whose cases is left to run here costs no inputs and no reference.
+    bool any_to_run = false;
+    for (std::size_t j = 0; j < plan.backends.size(); ++j) any_to_run |= plan.left_to_run(problem_at, j);
+    if (!any_to_run) continue;
     if (stop_requested()) {
       out.stopped_because = "interrupted";
       return out;
@@ -273,7 +289,8 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
       return r;
     };
     const auto skip_all = [&](CaseStatus status, const std::string& reason) {
-      for (const BackendChoice& choice : plan.backends) finish(unrun(choice, status, reason));
+      for (std::size_t j = 0; j < plan.backends.size(); ++j)
+        if (plan.left_to_run(problem_at, j)) finish(unrun(plan.backends[j], status, reason));
     };
     const std::size_t shared = shared_case_bytes(p);
     const std::size_t free_before_problem = free_device_memory();
@@ -302,7 +319,9 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
       continue;
     }
 
-    for (const BackendChoice& choice : plan.backends) {
+    for (std::size_t choice_at = 0; choice_at < plan.backends.size(); ++choice_at) {
+      const BackendChoice& choice = plan.backends[choice_at];
+      if (!plan.left_to_run(problem_at, choice_at)) continue;
       const BackendEntry& entry = *choice.entry;
       std::vector<std::string> variants{""};
       if (choice.every_variant) {
@@ -324,6 +343,7 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
           return out;
         }
         const std::string name = case_backend_name(entry, variant);
+        if (plan.done.contains(case_key(name, p))) continue;
         if (hooks.on_start) hooks.on_start(name, p);
         CaseResult r;
         try {

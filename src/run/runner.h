@@ -5,12 +5,14 @@
 
 #include <cstddef>
 #include <functional>
+#include <unordered_set>
 #include <vector>
 
 #include "backends/backend.h"
 #include "measure/timing.h"
 #include "profile/counter_session.h"
 #include "profile/cupti_session.h"
+#include "model/case_key.h"
 #include "model/result.h"
 
 namespace sdpa {
@@ -27,6 +29,19 @@ std::size_t predicted_case_bytes(const Problem& problem, const BackendEntry& bac
 struct SweepPlan {
   std::vector<Problem> problems;
   std::vector<BackendChoice> backends;
+  // The cases this run holds, problem-major (problem i, choice j at i * backends.size() + j);
+  // empty: every one. --shard leaves the other shards' out.
+  std::vector<bool> selected{};
+  // Cases measured already (--resume), by case_key: not run again, not reported again.
+  std::unordered_set<CaseKey, CaseKeyHash> done{};
+
+  bool holds(std::size_t problem, std::size_t choice) const {
+    return selected.empty() || selected[problem * backends.size() + choice];
+  }
+  // Held here and not done already; a choice of every variant is also asked per variant.
+  bool left_to_run(std::size_t problem, std::size_t choice) const;
+  // The cases this run will run, a choice of every variant counted once.
+  std::size_t case_count() const;
 };
 
 // Called after each case with its result, for progress output.

@@ -1,0 +1,52 @@
+#include "cli/journal.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "io/atomic_file.h"
+#include "profile/host_cost.h"
+#include "report/report.h"
+
+namespace sdpa {
+namespace {
+
+bool regular_or_absent(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode);
+}
+
+}  // namespace
+
+Journal::Journal(std::string path) {
+  if (!path.empty() && regular_or_absent(path)) path_ = std::move(path);
+}
+
+void Journal::write(RunReport& report) {
+  if (path_.empty()) return;
+  const HostStopwatch clock;
+  const bool partial = std::exchange(report.partial, true);
+  std::string reason = std::exchange(
+      report.partial_reason,
+      fmt::format("the sweep was still running after {} cases (the journal, written after each case)", report.cases.size()));
+  const std::string text = report_to_json(report).dump(2) + "\n";
+  report.partial = partial;
+  report.partial_reason = std::move(reason);
+  write_file_atomically(path_, text);
+  write_ms_.push_back(clock.elapsed_us() / 1e3);
+}
+
+std::string Journal::summary() const {
+  if (write_ms_.empty()) return "";
+  std::vector<double> sorted = write_ms_;
+  std::sort(sorted.begin(), sorted.end());
+  return fmt::format("journal: {} writes to {}, {:.1f} ms median, {:.1f} ms at most, between cases", sorted.size(),
+                     path_, sorted[sorted.size() / 2], sorted.back());
+}
+
+}  // namespace sdpa
