@@ -9,6 +9,8 @@
 #   nocudnn    the backend tests with cuDNN's soname changed in a copy: they must fail (~20)
 #   odd        every backend at odd sizes (S=1,17,1000,4097, GQA, Sq!=Skv), bf16 and fp16:
 #              the worst error per backend and dtype against its bound               (~60)
+#   torchrows  --with-torch where PyTorch's cuDNN will not load (the system cuDNN first on
+#              LD_LIBRARY_PATH): torch:cudnn failed with the error, torch:flash ok   (~40)
 #   interrupt  SIGINT two cases into --backend all --seq 1024,2048,4096               (~20)
 #   cudnn-all  every cuDNN engine config at S4096 D128, compared with itself          (~30)
 #   clocks     scripts/clocks_check.sh: flash+cudnn at S4096 D128, the default sweep  (~120)
@@ -62,6 +64,23 @@ part_odd() {
   python3 scripts/error_margins.py "$1/odd_causal.json" "$1/odd_cross.json"; local c=$?
   echo "runs rc=$a $b"
   return $((a != 0 || b != 0 || c != 0))
+}
+
+part_torchrows() {
+  $tool --backend flash,cudnn --seq 1024 --with-torch --no-counters --json "$1/torch.json" >"$1/torch.txt" 2>&1
+  local rc=$?
+  python3 - "$1/torch.json" <<'PY'
+import json, sys
+cases = {c["backend"]: c for c in json.load(open(sys.argv[1]))["cases"]}
+for name in ("torch:flash", "torch:cudnn"):
+    c = cases.get(name)
+    print(name, "MISSING" if c is None else f"{c['status']} {c.get('reason', '')[:100]}")
+ok = "torch:flash" in cases and "torch:cudnn" in cases
+sys.exit(0 if ok else 1)
+PY
+  local found=$?
+  echo "run rc=$rc (1: a case failed)"
+  return $found
 }
 
 part_interrupt() {

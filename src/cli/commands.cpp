@@ -89,6 +89,7 @@ std::vector<CaseResult> torch_cases(const CliOptions& o, const SweepPlan& plan, 
   }
   progress << fmt::format("PyTorch: {} on {} problem(s) under trace\n", fmt::join(torch, ", "), plan.problems.size());
   TorchRun run = run_torch_paths(plan.problems, torch, o.device, timeline != nullptr);
+  progress << run.stderr_text;
   for (const std::string& note : run.notes) progress << "sdpa-prof: note: " << note << "\n";
   for (ProcessRecords& p : run.records)
     timeline->add(std::move(p.records), static_cast<uint32_t>(p.pid), fmt::format("PyTorch: {} (pid {})", kTorchScriptName, p.pid));

@@ -84,6 +84,9 @@ int run_child(const std::vector<std::string>& command, const ChildOptions& optio
   if (options.quiet) {
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  } else if (!options.stderr_path.empty()) {
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, options.stderr_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
   }
   const SignalForwarding forwarding;
   // The signals wait, blocked, until the child's pid is known: one that the child sends at once

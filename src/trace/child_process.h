@@ -10,6 +10,7 @@ namespace sdpa {
 struct ChildOptions {
   std::vector<std::pair<std::string, std::string>> environment;  // set on top of ours
   bool quiet = false;                                            // stdout and stderr to /dev/null
+  std::string stderr_path{};  // not empty: the child's stderr goes to this file (created or truncated)
 };
 
 // Runs `command` (looked up on PATH) and waits for it; SIGINT and SIGTERM sent to us meanwhile go

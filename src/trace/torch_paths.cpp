@@ -9,6 +9,7 @@
 
 #include "model/axes.h"
 #include "model/errors.h"
+#include "model/printable_text.h"
 #include "trace/child_process.h"
 #include "trace/trace_run.h"
 
@@ -40,6 +41,15 @@ std::vector<std::string> script_arguments(const Problem& p,
     }
   }
   return args;
+}
+
+// The last line that says something, printable, at most 300 characters: a traceback's error.
+std::string last_line(const std::string& text) {
+  const std::size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return "(nothing on stderr)";
+  const std::size_t newline = text.rfind('\n', end);
+  const std::size_t start = newline == std::string::npos ? 0 : newline + 1;
+  return printable_text(text.substr(start, std::min<std::size_t>(end + 1 - start, 300)));
 }
 
 }  // namespace
@@ -86,6 +96,7 @@ TorchRun run_torch_paths(const std::vector<Problem>& problems,
   request.injection_library = find_injection_library();
   request.device = device;
   request.keep_records = keep_records;
+  request.keep_stderr = true;
   const std::string script = find_torch_script();
   for (const Problem& p : problems) {
     request.command = {"python3", script};
@@ -94,9 +105,19 @@ TorchRun run_torch_paths(const std::vector<Problem>& problems,
     TraceOutcome traced = run_traced(request);
     if (!traced.refused.empty()) throw InputError(traced.refused);
     for (std::string& note : traced.notes) out.notes.push_back(std::move(note));
-    if (traced.exit_code != 0)
-      out.notes.push_back(fmt::format("--with-torch: {} exited with {} on {}", kTorchScriptName,
-                                      traced.exit_code, p.shape_label()));
+    out.stderr_text += traced.stderr_text;
+    for (const std::string& backend : torch_backends)
+      if (std::none_of(traced.cases.begin(), traced.cases.end(), [&](const CaseResult& c) { return c.backend == backend; })) {
+        CaseResult missing;
+        missing.backend = backend;
+        missing.problem = p;
+        missing.status = CaseStatus::failed;
+        missing.reason = traced.exit_code != 0
+                             ? fmt::format("{} exited with {}: {}", kTorchScriptName, traced.exit_code,
+                                           last_line(traced.not_started.empty() ? traced.stderr_text : traced.not_started))
+                             : fmt::format("{} reported no result for it", kTorchScriptName);
+        traced.cases.push_back(std::move(missing));
+      }
     for (CaseResult& c : traced.cases) out.cases.push_back(std::move(c));
     for (ProcessRecords& r : traced.records) out.records.push_back(std::move(r));
   }

@@ -28,9 +28,12 @@ struct TorchRun {
   std::vector<CaseResult> cases;
   std::vector<std::string> notes;      // said on stderr
   std::vector<ProcessRecords> records;  // with keep_records: every traced process's, for the timeline
+  std::string stderr_text;              // what the script said on stderr, to pass on
 };
 
-// One traced run of the script per problem, every backend in it.
+// One traced run of the script per problem, every backend in it. Each requested path has its
+// row: one the script did not report (it failed before, or crashed) is failed with the script's
+// last line on stderr.
 TorchRun run_torch_paths(const std::vector<Problem>& problems,
                          const std::vector<std::string>& torch_backends, int device, bool keep_records);
 

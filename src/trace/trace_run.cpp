@@ -4,8 +4,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +19,7 @@
 
 #include "gpu/device_query.h"
 #include "inject/trace_env.h"
+#include "io/input_file.h"
 #include "io/record_file.h"
 #include "model/case_key.h"
 #include "model/errors.h"
@@ -36,6 +39,18 @@ constexpr const char* kInjectionLibrary = "libsdpa-prof-inject.so";
 constexpr const char* kInjectionOverrideEnv = "SDPA_PROF_INJECT_LIBRARY";
 // Records kept per process; a program that launches more is reported on the first ones.
 constexpr std::size_t kMaxRecordsPerProcess = std::size_t{4} << 20;
+constexpr long kMaxStderrBytes = 64 << 10;
+
+// The last `max_bytes` of a file the command wrote; empty when it wrote none.
+std::string read_text_tail(const std::string& path, long max_bytes) {
+  const InputFile file = open_regular_file(path);
+  if (std::fseek(file.get(), 0, SEEK_END) != 0) return "";
+  const long size = std::ftell(file.get());
+  std::fseek(file.get(), std::max(0L, size - max_bytes), SEEK_SET);
+  std::string text(static_cast<std::size_t>(std::min(size, max_bytes)), '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), file.get()));
+  return text;
+}
 
 // The record folder of the trace in progress, for a signal handler to remove: fixed storage.
 char g_record_folder[PATH_MAX] = {};
@@ -87,12 +102,12 @@ struct RecordFileName {
 
 // Each process's record file, by pid (the order processes were started, for the usual pids);
 // another name in the folder is not a record file of ours, and is said so.
-std::vector<RecordFileName> record_files(const std::string& folder, const std::string& results_path,
+std::vector<RecordFileName> record_files(const std::string& folder, const std::vector<std::string>& ours,
                                          std::vector<std::string>& notes) {
   std::map<int64_t, std::string> by_pid;
   for (const fs::directory_entry& e : fs::directory_iterator(folder)) {
     const std::string name = e.path().filename().string();
-    if (e.path() == fs::path(results_path)) continue;
+    if (std::find(ours.begin(), ours.end(), e.path().string()) != ours.end()) continue;
     if (const int64_t pid = pid_of_record_file(name); pid > 0)
       by_pid.emplace(pid, e.path().string());
     else
@@ -174,13 +189,15 @@ TraceOutcome run_traced(const TraceRequest& request) {
                        {"NVTX_INJECTION64_PATH", request.injection_library},
                        {kTraceDirEnv, folder.path()},
                        {kProgramResultsEnv, results_path}};
+  if (request.keep_stderr) child.stderr_path = folder.path() + "/command-stderr.txt";
   out.exit_code = run_child(request.command, child, out.not_started);
+  if (request.keep_stderr && out.not_started.empty()) out.stderr_text = read_text_tail(child.stderr_path, kMaxStderrBytes);
   out.info.exit_code = out.exit_code;
   if (!out.not_started.empty()) return out;
 
   std::vector<RecordFile> files;
   bool any_gpu_work = false;
-  for (const RecordFileName& named : record_files(folder.path(), results_path, out.notes)) {
+  for (const RecordFileName& named : record_files(folder.path(), {results_path, child.stderr_path}, out.notes)) {
     files.push_back(read_one_record_file(named));
     const RecordFile& f = files.back();
     any_gpu_work = any_gpu_work || !f.records.kernels.empty() || !f.records.memcpys.empty();

@@ -17,6 +17,7 @@ struct TraceRequest {
   std::string injection_library;  // find_injection_library()
   int device = 0;                 // whose occupancy limits apply to the records
   bool keep_records = false;      // hand each process's records back (for the timeline)
+  bool keep_stderr = false;       // the command's stderr into TraceOutcome::stderr_text, not ours
 };
 
 struct ProcessRecords {
@@ -34,6 +35,7 @@ struct TraceOutcome {
       notes;            // said on stderr: why occupancy is off, a process that could not record
   std::string refused;  // a process found another CUPTI client holding CUPTI: one sentence
   std::vector<ProcessRecords> records;  // with keep_records, in the order of info.processes
+  std::string stderr_text;              // with keep_stderr: the command's stderr, its last 64 KiB
 };
 
 // Removes the record folder of a trace in progress; only async-signal-safe calls (for a signal

@@ -283,6 +283,20 @@ TEST(ProgramResults, TimesAndSkipsMergeIntoTheTracedCases) {
   EXPECT_EQ(cudnn.reason, "No available kernel.");
 }
 
+// A path whose run raised (a cuDNN that will not load) keeps its row, failed with the error.
+TEST(ProgramResults, AFailedPathKeepsItsRowWithTheError) {
+  std::vector<CaseResult> cases;
+  const TempFile f(
+      R"({"schema":"sdpa-prof/program-results","schema_version":1,"source":"pytorch 2.11.0",
+    "cases":[{"range":"sdpa-prof/torch:cudnn/B8_H16_S1024_D64_bf16_causal","status":"failed",
+              "reason":"RuntimeError: cuDNN version incompatibility"}]})");
+  merge_program_results(read_program_results(f.path()), cases);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_EQ(cases[0].backend, "torch:cudnn");
+  EXPECT_EQ(cases[0].status, CaseStatus::failed);
+  EXPECT_EQ(cases[0].reason, "RuntimeError: cuDNN version incompatibility");
+}
+
 TEST(ProgramResults, HostileFilesAreBadInput) {
   for (
       const std::string& text : std::vector<std::string>{
