@@ -13,7 +13,7 @@
 
 namespace sdpa {
 
-enum class Command { run, list, compare, report, ceilings, trace };
+enum class Command { run, list, compare, report, ceilings, trace, merge };
 
 struct CliOptions {
   Command command = Command::run;

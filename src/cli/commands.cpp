@@ -349,6 +349,22 @@ int report_command(const CliOptions& o, std::ostream& out, std::ostream& progres
   return kExitOk;
 }
 
+int merge_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
+  RunReport merged;
+  const std::vector<OutputWriter> outputs = report_writers(o, merged);
+  if (std::all_of(outputs.begin(), outputs.end(), [](const OutputWriter& w) { return w.output.path.empty(); }))
+    throw InputError("merge: name the merged result's file: --json FILE (and --csv, --md, --html as wanted)");
+  check_writers(outputs, o.files);
+  std::vector<NamedReport> parts;
+  for (const std::string& path : o.files) parts.push_back({path, load_report(path)});
+  merged = merge_reports(parts);
+  out << fmt::format("merged {} files: {} cases{}\n", parts.size(), merged.cases.size(),
+                     merged.partial ? fmt::format(", partial: {}", merged.partial_reason) : "");
+  out.flush();
+  write_all(outputs, progress);
+  return kExitOk;
+}
+
 int list_command(std::ostream& out) {
   out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {}\n", "backend", "built", "dtypes", "head dims",
                      "archs", "what it is");

@@ -28,6 +28,8 @@ int run_subcommand(const sdpa::CliOptions& options) {
       return report_command(options, std::cout, std::cerr);
     case Command::trace:
       return trace_command(options, std::cout, std::cerr);
+    case Command::merge:
+      return merge_command(options, std::cout, std::cerr);
     case Command::run:
       break;
   }
