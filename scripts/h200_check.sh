@@ -11,6 +11,10 @@
 #              the worst error per backend and dtype against its bound               (~60)
 #   torchrows  --with-torch where PyTorch's cuDNN will not load (the system cuDNN first on
 #              LD_LIBRARY_PATH): torch:cudnn failed with the error, torch:flash ok   (~40)
+#   signals    timeout -s TERM / -s INT at random moments (10 runs), a process-group TERM and a
+#              double Ctrl-C: each keeps the finished cases in --json            (~150)
+#   resume     kill -9 mid-sweep, --resume finishes it with every case once; two shards
+#              merged equal the unsharded sweep's case list                       (~90)
 #   interrupt  SIGINT two cases into --backend all --seq 1024,2048,4096               (~20)
 #   cudnn-all  every cuDNN engine config at S4096 D128, compared with itself          (~30)
 #   clocks     scripts/clocks_check.sh: flash+cudnn at S4096 D128, the default sweep  (~120)
@@ -81,6 +85,63 @@ PY
   local found=$?
   echo "run rc=$rc (1: a case failed)"
   return $found
+}
+
+# The case keys of a result file, one per line (backend and problem), sorted.
+case_keys() {
+  python3 -c "import json,sys
+for c in json.load(open(sys.argv[1]))['cases']: print(c['backend'], json.dumps(c['problem'], sort_keys=True))" "$1" | sort
+}
+
+part_signals() {
+  local sweep=(--backend all --seq 1024,2048,4096 --no-counters) kept=0 runs=0 seconds
+  for i in $(seq 1 10); do
+    seconds=$((4 + RANDOM % 12))
+    local sig=TERM; [ $((i % 2)) -eq 0 ] && sig=INT
+    rm -f "$1/t$i.json"
+    timeout -s $sig $seconds $tool "${sweep[@]}" --json "$1/t$i.json" >/dev/null 2>"$1/t$i.progress"
+    local rc=$? finished
+    finished=$(grep -c '^\[' "$1/t$i.progress")
+    local inFile
+    inFile=$(python3 -c "import json,sys;print(len(json.load(open(sys.argv[1]))['cases']))" "$1/t$i.json" 2>/dev/null || echo none)
+    echo "timeout -s $sig $seconds: rc=$rc, $finished cases finished, $inFile in the file"
+    runs=$((runs + 1)); [ "$inFile" = "$finished" ] && kept=$((kept + 1))
+  done
+  # A TERM to the whole process group, then a double Ctrl-C (two INTs 0.1 s apart).
+  setsid bash -c "$tool ${sweep[*]} --json $1/group.json >/dev/null 2>$1/group.progress" &
+  local leader=$!
+  sleep 8; kill -TERM -- -$leader; wait $leader
+  echo "group TERM: $(grep -c '^\[' "$1/group.progress") finished, $(python3 -c "import json;print(len(json.load(open('$1/group.json'))['cases']))" 2>&1) in the file"
+  $tool "${sweep[@]}" --json "$1/ctrlc.json" >/dev/null 2>"$1/ctrlc.progress" &
+  local pid=$!
+  sleep 8; kill -INT $pid; sleep 0.1; kill -INT $pid; wait $pid
+  echo "double Ctrl-C: rc=$?, $(grep -c '^\[' "$1/ctrlc.progress") finished, $(python3 -c "import json;print(len(json.load(open('$1/ctrlc.json'))['cases']))" 2>&1) in the file"
+  echo "timeout runs that kept every finished case: $kept of $runs"
+  [ $kept -eq $runs ]
+}
+
+part_resume() {
+  local sweep=(--backend naive,math,flash,efficient --seq 128,256,1000 --dtype bf16,fp16 --no-counters --min-time 0.2)
+  $tool "${sweep[@]}" --json "$1/killed.json" >/dev/null 2>"$1/killed.progress" &
+  local pid=$!
+  until [ "$(grep -c '^\[' "$1/killed.progress" 2>/dev/null)" -ge 5 ] || ! kill -0 $pid 2>/dev/null; do sleep 0.1; done
+  kill -KILL $pid; wait $pid 2>/dev/null
+  echo "kill -9 after $(grep -c '^\[' "$1/killed.progress") cases: $(python3 -c "import json;d=json.load(open('$1/killed.json'));print(len(d['cases']),'cases, partial:',d['partial'])" 2>&1)"
+  $tool "${sweep[@]}" --resume "$1/killed.json" >/dev/null 2>"$1/resumed.progress"; local a=$?
+  grep -m1 resuming "$1/resumed.progress"
+  $tool "${sweep[@]}" --json "$1/whole.json" >/dev/null 2>&1; local b=$?
+  $tool "${sweep[@]}" --shard 1/2 --json "$1/s1.json" >/dev/null 2>&1; local c=$?
+  $tool "${sweep[@]}" --shard 2/2 --json "$1/s2.json" >/dev/null 2>&1; local d=$?
+  $tool merge "$1/s1.json" "$1/s2.json" --json "$1/merged.json"; local e=$?
+  case_keys "$1/whole.json" >"$1/whole.keys"
+  case_keys "$1/killed.json" >"$1/resumed.keys"
+  case_keys "$1/merged.json" >"$1/merged.keys"
+  local same_resumed=no same_merged=no
+  cmp -s "$1/whole.keys" "$1/resumed.keys" && same_resumed=yes
+  cmp -s "$1/whole.keys" "$1/merged.keys" && same_merged=yes
+  echo "rc resume=$a whole=$b shards=$c,$d merge=$e; $(wc -l <"$1/whole.keys") cases; resumed = whole: $same_resumed; merged = whole: $same_merged"
+  $tool compare "$1/whole.json" "$1/merged.json" --threshold 0.5 | tail -2
+  [ $a -eq 0 ] && [ $same_resumed = yes ] && [ $same_merged = yes ]
 }
 
 part_interrupt() {
