@@ -41,6 +41,11 @@ code=$(run_ci "no step fails")
 [ "$code" = 0 ] || fail "every step passing: .ci/run exited $code"
 steps=$(wc -l <"$work/calls")
 grep -q "^fuzzers" "$work/calls" || fail "every step passing: the fuzzers did not run"
+# The second build is the sanitized one and the one without cuDNN, and its unit and CLI tests run.
+asan_dir=$(awk '$1 == "cmake" && / -DSDPA_SANITIZE=ON / && / -DSDPA_WITH_CUDNN=OFF( |$)/ {for (i = 1; i < NF; i++) if ($i == "-B") print $(i + 1)}' "$work/calls")
+[ -n "$asan_dir" ] || fail "no build configured with -DSDPA_SANITIZE=ON and -DSDPA_WITH_CUDNN=OFF"
+grep -qxF "ctest --test-dir $asan_dir -L unit|cli --output-on-failure" "$work/calls" ||
+  fail "the unit and CLI tests do not run in $asan_dir"
 
 # Each step in turn fails: .ci/run must exit non-zero and run nothing after it.
 n=0

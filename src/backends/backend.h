@@ -57,8 +57,8 @@ struct BackendEntry {
   // The bytes its kernels must move through DRAM in one forward, by the backend's own count of
   // its passes (checked against the measured counters); null when it keeps no count.
   double (*kernel_dram_bytes)(const Problem& problem) = nullptr;
-  // The PyTorch path this backend reproduces, as scripts/torch_sdpa.py names it (--with-torch
-  // runs it as torch:<name>); empty when PyTorch has none.
+  // The PyTorch path this backend reproduces, as share/sdpa-prof/torch_sdpa.py names it
+  // (--with-torch runs it as torch:<name>); empty when PyTorch has none.
   std::string_view pytorch_path = {};
 
   bool built() const { return not_built_reason.empty(); }

@@ -24,7 +24,7 @@ constexpr const char* kExamples = R"(Examples:
   sdpa-prof report out.json --format md         a saved run as a table, Markdown or CSV
   sdpa-prof report out.json --html out.html     a saved run as one page to share (no GPU)
   sdpa-prof ceilings                            the GPU's measured GEMM and copy ceilings
-  sdpa-prof trace --kernels -- python3 scripts/torch_sdpa.py --seq 1024
+  sdpa-prof trace --kernels -- python3 share/sdpa-prof/torch_sdpa.py --seq 1024
                                                 any CUDA program profiled from outside, exit code passed on
   sdpa-prof --backend all --seq 4096 --with-torch   PyTorch's own paths in the same table
 
@@ -234,7 +234,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   TableFlags trace_table;
   add_table_flags(trace, trace_table);
   run->add_flag("--with-torch", o.with_torch,
-                "also run PyTorch's own paths (scripts/torch_sdpa.py under trace) on the same problems: rows torch:<backend>");
+                "also run PyTorch's own paths (share/sdpa-prof/torch_sdpa.py under trace) on the same problems: rows torch:<backend>");
 
   std::vector<std::string> args = with_default_subcommand(argc, argv);
   // trace's command is everything after its "--", CMD's own flags included: CLI11 never sees it.

@@ -1,5 +1,5 @@
 // The names of the NVTX ranges that make a forward a case, written by our own profile pass and
-// by scripts/torch_sdpa.py, and read back by `trace`:
+// by share/sdpa-prof/torch_sdpa.py, and read back by `trace`:
 //   sdpa-prof/<backend>/B<b>_H<h>[_Hkv<hkv>]_S<s>[_Skv<skv>]_D<d>_<dtype>[_causal][_scale<x>]/fwd<i>
 // The problem part is made from the identity axes of axis_table(), each axis's range_tag and
 // value in the table's order (model/axes.h): a new identity axis is a new field. A range named any

@@ -70,8 +70,8 @@ inline constexpr const char* kSourceSdpaProf = "sdpa-prof";
 
 struct CaseResult {
   std::string backend;
-  // What ran it: "sdpa-prof" (our own backends), "pytorch 2.11.0, cuDNN 91900" (scripts/torch_sdpa.py
-  // under trace), "traced: CMD" (another traced program).
+  // What ran it: "sdpa-prof" (our own backends), "pytorch 2.11.0, cuDNN 91900"
+  // (share/sdpa-prof/torch_sdpa.py under trace), "traced: CMD" (another traced program).
   std::string source = kSourceSdpaProf;
   Problem problem;
   CaseStatus status = CaseStatus::skipped;

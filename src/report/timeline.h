@@ -16,7 +16,7 @@ namespace sdpa {
 
 // One traced process: the record sets it produced (one per profile pass), all on CUPTI's clock.
 struct TimelineProcess {
-  std::string name;             // "sdpa-prof run", "python3 scripts/torch_sdpa.py"
+  std::string name;             // "sdpa-prof run", "python3 share/sdpa-prof/torch_sdpa.py"
   uint32_t process_id = 0;      // for API calls and markers whose record says no process
   std::string device_name;      // "NVIDIA H200"
   int64_t clock_offset_ns = 0;  // added to this process's timestamps, to line up with the others

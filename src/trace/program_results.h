@@ -1,5 +1,5 @@
 // What a traced program may hand to `trace` besides its records: its own timing of each case and
-// what it is (scripts/torch_sdpa.py writes it). A JSON file at the path trace puts in
+// what it is (share/sdpa-prof/torch_sdpa.py writes it). A JSON file at the path trace puts in
 // SDPA_PROF_RESULTS:
 //   {"schema":"sdpa-prof/program-results","schema_version":1,"source":"pytorch 2.11.0, cuDNN
 //   91900",

@@ -27,8 +27,8 @@ std::vector<std::string> script_arguments(const Problem& p,
   for (const std::string& b : backends)
     names.push_back(b.substr(std::char_traits<char>::length(kTorchPrefix)));
   std::vector<std::string> args{"--backend", fmt::format("{}", fmt::join(names, ","))};
-  // The script takes the identity axes by their flags (scripts/torch_sdpa.py); an axis at its
-  // default (the softmax scale) is left to the script's own default, and the range names it
+  // The script takes the identity axes by their flags (share/sdpa-prof/torch_sdpa.py); an axis at
+  // its default (the softmax scale) is left to the script's own default, and the range names it
   // writes are checked against range_problem() (tests: the torch script's labels).
   for (const AxisSpec& axis : axis_table()) {
     if (!axis.identity || (axis.at_default && axis.at_default(p))) continue;
@@ -70,6 +70,18 @@ std::string torch_unavailable() {
   return code == 0 ? "" : "python3 cannot import torch";
 }
 
+std::string find_torch_script_from(const std::string& exe_dir) {
+  // Relative to the executable's folder, as CMake computed them (src/CMakeLists.txt).
+  for (const fs::path& candidate :
+       {fs::path(exe_dir) / SDPA_RUNTIME_FROM_BINDIR / kTorchScriptName,
+        fs::path(exe_dir) / SDPA_RUNTIME_FROM_BUILD_DIR / kTorchScriptName})
+    if (fs::is_regular_file(candidate)) return fs::weakly_canonical(candidate).string();
+  throw InputError(fmt::format(
+      "--with-torch: {} is neither in {}/{} (installed) nor in {}/{} (source tree); name it with {}",
+      kTorchScriptName, exe_dir, SDPA_RUNTIME_FROM_BINDIR, exe_dir, SDPA_RUNTIME_FROM_BUILD_DIR,
+      kScriptEnv));
+}
+
 std::string find_torch_script() {
   if (const char* path = std::getenv(kScriptEnv); path != nullptr && *path != '\0') {
     if (!fs::is_regular_file(path))
@@ -77,15 +89,11 @@ std::string find_torch_script() {
     return path;
   }
   std::error_code error;
-  const fs::path exe_dir = fs::read_symlink("/proc/self/exe", error).parent_path();
-  for (const fs::path& candidate :
-       {exe_dir / kTorchScriptName, exe_dir / ".." / ".." / "scripts" / kTorchScriptName,
-        exe_dir / ".." / "scripts" / kTorchScriptName})
-    if (!error && fs::is_regular_file(candidate)) return fs::weakly_canonical(candidate).string();
-  throw InputError(
-      fmt::format("--with-torch: {} is neither beside sdpa-prof nor in the source tree's scripts/; "
-                  "name it with {}",
-                  kTorchScriptName, kScriptEnv));
+  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+  if (error)
+    throw InputError(fmt::format("--with-torch: cannot find sdpa-prof's own folder; name {} with {}",
+                                 kTorchScriptName, kScriptEnv));
+  return find_torch_script_from(exe.parent_path().string());
 }
 
 TorchRun run_torch_paths(const std::vector<Problem>& problems,

@@ -1,5 +1,5 @@
 // `run --with-torch`: PyTorch's own attention paths on the problems of a sweep, run by
-// scripts/torch_sdpa.py under trace, as cases named torch:<backend> beside ours.
+// share/sdpa-prof/torch_sdpa.py under trace, as cases named torch:<backend> beside ours.
 #pragma once
 
 #include <string>
@@ -20,9 +20,13 @@ std::vector<std::string> torch_backends_for(const std::vector<std::string>& pyto
 // Why PyTorch cannot run here (python3 missing, torch not importable), or empty.
 std::string torch_unavailable();
 
-// scripts/torch_sdpa.py: SDPA_PROF_TORCH_SCRIPT, else beside the executable, else the source
-// tree's scripts/ above the build folder; InputError when none is there.
+// share/sdpa-prof/torch_sdpa.py: SDPA_PROF_TORCH_SCRIPT, else as the executable finds it
+// (find_torch_script_from); InputError when none is there.
 std::string find_torch_script();
+
+// The script as an sdpa-prof in exe_dir finds it: installed (<bindir>/../share/sdpa-prof, as
+// `cmake --install` puts it), else in the source tree of the build folder it was built in.
+std::string find_torch_script_from(const std::string& exe_dir);
 
 struct TorchRun {
   std::vector<CaseResult> cases;

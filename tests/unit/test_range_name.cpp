@@ -76,8 +76,8 @@ TEST(RangeName, AnExplicitScaleIsAField) {
   EXPECT_EQ(plain->problem.scale, 0.0) << "no field: the default scale";
 }
 
-// scripts/range_label.py, which torch_sdpa.py names its ranges with, writes what the C++ writer
-// writes (python3 is in CI and on the GPU machine).
+// share/sdpa-prof/range_label.py, which torch_sdpa.py names its ranges with, writes what the C++
+// writer writes (python3 is in CI and on the GPU machine).
 TEST(RangeName, TheTorchScriptsLabelsAreTheWritersOwn) {
   const std::vector<std::pair<Problem, const char*>> problems = [] {
     std::vector<std::pair<Problem, const char*>> out;
@@ -96,7 +96,7 @@ TEST(RangeName, TheTorchScriptsLabelsAreTheWritersOwn) {
   }();
   for (const auto& [p, scale] : problems) {
     const std::string command = fmt::format(
-        "python3 {}/scripts/range_label.py {} {} {} {} {} {} {} {} {}", SDPA_SOURCE_DIR, p.batch, p.heads,
+        "python3 {}/share/sdpa-prof/range_label.py {} {} {} {} {} {} {} {} {}", SDPA_SOURCE_DIR, p.batch, p.heads,
         p.kv_heads, p.seq_q, p.seq_kv, p.head_dim, dtype_name(p.dtype), p.causal ? "causal" : "full", scale);
     struct Close {
       void operator()(FILE* f) const { pclose(f); }

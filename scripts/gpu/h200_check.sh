@@ -2,35 +2,39 @@
 # The one call on the H200: the GPU checks of every issue, as parts, each part's logs gathered
 # into one archive ($OUT/h200-check.tgz) and a line per part last. Build here (cmake --build build)
 # and carry build/src/sdpa-prof, build/src/libsdpa-prof-inject.so and build/tests/sdpa_gpu_tests.
-#   scripts/h200_check.sh                    the parts that fit one call (see `default` below)
-#   scripts/h200_check.sh counters trace     only those
-# Parts (seconds on the H200, roughly):
-#   tests      every GPU test, the fault-injection test in its own process           (~60)
-#   nocudnn    the backend tests with cuDNN's soname changed in a copy: they must fail (~20)
+#   scripts/gpu/h200_check.sh                  the parts that fit one call (see `default` below)
+#   scripts/gpu/h200_check.sh counters trace   only those
+# Parts (seconds on the H200, roughly); the scripts named run alone too (scripts/gpu/):
+#   tests      every GPU test, the fault-injection test in its own process               (~60)
+#   nocudnn    the backend tests with cuDNN's soname changed in a copy: they must fail     (~20)
 #   odd        every backend at odd sizes (S=1,17,1000,4097, GQA, Sq!=Skv), bf16 and fp16:
-#              the worst error per backend and dtype against its bound               (~60)
+#              the worst error per backend and dtype against its bound                   (~60)
 #   torchrows  --with-torch where PyTorch's cuDNN will not load (the system cuDNN first on
-#              LD_LIBRARY_PATH): torch:cudnn failed with the error, torch:flash ok   (~40)
-#   signals    timeout -s TERM / -s INT at random moments (10 runs), a process-group TERM and a
-#              double Ctrl-C: each keeps the finished cases in --json            (~150)
+#              LD_LIBRARY_PATH): torch:cudnn failed with the error, torch:flash ok       (~40)
+#   signals    timeout -s TERM / -s INT at random moments (10 runs), a process-group TERM and
+#              a double Ctrl-C: each keeps the finished cases in --json                  (~150)
 #   resume     kill -9 mid-sweep, --resume finishes it with every case once; two shards
-#              merged equal the unsharded sweep's case list                       (~90)
-#   interrupt  SIGINT two cases into --backend all --seq 1024,2048,4096               (~20)
-#   cudnn-all  every cuDNN engine config at S4096 D128, compared with itself          (~30)
-#   clocks     scripts/clocks_check.sh: flash+cudnn at S4096 D128, the default sweep  (~120)
-#   counters   scripts/counters_check.sh: the counter pass against Nsight Compute     (~60)
-#   trace      scripts/trace_check.sh with --timeline: PyTorch traced, --with-torch   (~120)
-#   timeline   scripts/timeline_gpu_check.sh: run --timeline checked against its JSON (~30)
-#   flash3     scripts/flash3_check.sh: schedules, fused tests, hopper-bench, long    (~250)
+#              merged equal the unsharded sweep's case list                              (~90)
+#   interrupt  SIGINT two cases into --backend all --seq 1024,2048,4096                   (~20)
+#   cudnn-all  every cuDNN engine config at S4096 D128, compared with itself              (~30)
+#   cudnn      cudnn_check.sh: cudnn and flash swept, PyTorch's cuDNN path, every engine
+#              config, the backend on PyTorch's own cuDNN, cuDNN's error log            (~120)
+#   acceptance acceptance.sh: ceilings, the default sweep twice compared, cold against hot
+#              L2 at S=512, the unfused backends' profile, the fused backends at D=128   (~150)
+#   clocks     clocks_check.sh: flash+cudnn at S4096 D128, the default sweep             (~120)
+#   counters   counters_check.sh: the counter pass against Nsight Compute                (~60)
+#   trace      trace_check.sh with --timeline: PyTorch traced, --with-torch              (~120)
+#   timeline   timeline_gpu_check.sh: run --timeline checked against its JSON            (~30)
+#   flash3     flash3_check.sh: schedules, fused tests, hopper-bench, long               (~250)
 #   hopper     hopper-bench alone (flash, flash3, cudnn; FLASH3=flash3:all adds every
-#              schedule) with counters, one line per case (scripts/hopper_table.py)     (~60)
-#   ab         scripts/flash3_ab.sh: build/base/sdpa-prof (BASE) against this build, 3 rounds
-#              alternating over hopper-bench, flash3 schedules and cuDNN            (~300)
+#              schedule) with counters, one line per case (scripts/hopper_table.py)       (~60)
+#   ab         flash3_ab.sh: build/base/sdpa-prof (BASE) against this build, 3 rounds
+#              alternating over hopper-bench, flash3 schedules and cuDNN                (~300)
 #   default    the README's main job (--backend all --seq 4096) and the default preset,
-#              JSON for results/                                                    (~120)
-#   sanitize   scripts/sanitize.sh: memcheck, racecheck, initcheck, synccheck         (~200)
+#              JSON for results/                                                        (~120)
+#   sanitize   sanitize.sh: memcheck, racecheck, initcheck, synccheck                    (~200)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 work=${WORK:-/tmp/h200-check}
 mkdir -p "$work"
 trap '[ -n "${OUT:-}" ] && tar -czf "$OUT/h200-check.tgz" -C "$work" .' EXIT
@@ -160,11 +164,13 @@ part_cudnn-all() {
     $tool compare "$1/cudnn_all.json" "$1/cudnn_all.json" | tail -3
 }
 
-part_clocks() { OUT=$1 BUILD=build scripts/clocks_check.sh 2>&1 | tail -30; }
-part_counters() { TOOL=$tool OUT=$1 scripts/counters_check.sh 2>&1 | tail -40; }
-part_trace() { TIMELINE=1 BUILD=build scripts/trace_check.sh "$1" 2>&1 | tail -40; }
-part_timeline() { OUT=$1 scripts/timeline_gpu_check.sh 2>&1 | tail -12; }
-part_flash3() { OUT=$1 scripts/flash3_check.sh 2>&1 | tail -40; }
+part_cudnn() { OUT=$1 BUILD=build scripts/gpu/cudnn_check.sh 2>&1 | tail -40; }
+part_acceptance() { OUT=$1 BUILD=build scripts/gpu/acceptance.sh 2>&1 | tail -60; }
+part_clocks() { OUT=$1 BUILD=build scripts/gpu/clocks_check.sh 2>&1 | tail -30; }
+part_counters() { TOOL=$tool OUT=$1 scripts/gpu/counters_check.sh 2>&1 | tail -40; }
+part_trace() { TIMELINE=1 BUILD=build scripts/gpu/trace_check.sh "$1" 2>&1 | tail -40; }
+part_timeline() { OUT=$1 scripts/gpu/timeline_gpu_check.sh 2>&1 | tail -12; }
+part_flash3() { OUT=$1 scripts/gpu/flash3_check.sh 2>&1 | tail -40; }
 part_hopper() {
   $tool --config configs/hopper-bench.json --backend "flash,${FLASH3:-flash3},cudnn" --counters \
     --min-time 0.5 --quiet --json "$1/hopper.json" >"$1/hopper.txt" 2>&1
@@ -172,14 +178,14 @@ part_hopper() {
   python3 scripts/hopper_table.py "$1/hopper.json"
   return $rc
 }
-part_ab() { OUT=$1 BASE=${BASE:-build/base/sdpa-prof} scripts/flash3_ab.sh 2>&1 | tail -40; }
+part_ab() { OUT=$1 BASE=${BASE:-build/base/sdpa-prof} scripts/gpu/flash3_ab.sh 2>&1 | tail -40; }
 part_default() {
   $tool --backend all --seq 4096 >"$1/main_job.txt" 2>&1; local a=$?
   $tool --json "$1/h200-default.json" >"$1/default.txt" 2>&1; local b=$?
   echo "main job rc=$a, first screen $(wc -l <"$1/main_job.txt") lines; default preset rc=$b, first screen $(wc -l <"$1/default.txt") lines"
   return $((a != 0 || b != 0))
 }
-part_sanitize() { LOG_DIR=$1 BUILD=build scripts/sanitize.sh; }
+part_sanitize() { LOG_DIR=$1 BUILD=build scripts/gpu/sanitize.sh; }
 
 parts=("$@")
 [ ${#parts[@]} -eq 0 ] && parts=("${default[@]}")

@@ -5,7 +5,7 @@
 # scripts/ab_table.py over them. Alternating puts both builds under the same drift of clock and
 # power between processes, which one run of each does not.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/sdpa-prof-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu

@@ -3,7 +3,7 @@
 # S4096 D128 with --kernels, the default sweep, and a run without NVML; a per-case table of clocks,
 # power and clock-event reasons last. Build here first (cmake --build build) and carry `build`.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${BUILD:-build}
 out=${OUT:-/tmp/sdpa-prof-out}
 mkdir -p "$out"

@@ -9,7 +9,7 @@ forwards each in the range sdpa-prof/torch:<backend>/<problem>/fwd<i> (the gramm
 CUDA events, median). Under `sdpa-prof trace` (SDPA_PROF_RESULTS set) the times, the skips with
 PyTorch's reasons and the torch and cuDNN versions go to the file it names; alone, a table.
 
-    sdpa-prof trace --kernels -- python3 scripts/torch_sdpa.py --seq 1024
+    sdpa-prof trace --kernels -- python3 share/sdpa-prof/torch_sdpa.py --seq 1024
 """
 import argparse
 import json

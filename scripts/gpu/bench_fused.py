@@ -3,7 +3,7 @@
 
     sdpa-prof --backend flash,efficient --seq 1024,4096,16384 --head-dim 64,128 \
               --causal --json fused.json
-    python3 scripts/bench_fused.py fused.json
+    python3 scripts/gpu/bench_fused.py fused.json
 
 For every problem in the report that a `flash` or `efficient` case ran on, times PyTorch's
 scaled_dot_product_attention with the FLASH_ATTENTION and EFFICIENT_ATTENTION backends in this
@@ -14,12 +14,15 @@ Needs PyTorch with CUDA (the GPU machine).
 """
 import argparse
 import json
+import pathlib
+import sys
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from cuda_timing import median_ms
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "share" / "sdpa-prof"))
+from cuda_timing import median_ms  # noqa: E402
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 TORCH_BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The counter pass against Nsight Compute: side-by-side tables from scripts/counters_check.sh.
+"""The counter pass against Nsight Compute: side-by-side tables from scripts/gpu/counters_check.sh.
 
 --metrics FILE: the metric names a result's counter pass collected, comma-separated (for ncu).
 --out DIR: reads c1.json, c2.json (counters), n1.json, n2.json (no counters, before them),

@@ -4,7 +4,7 @@
 # kernel count. Build here and carry build/src/sdpa-prof and build/tests/sdpa_gpu_tests; results
 # (the timeline to open in Perfetto included) land in $OUT.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/sdpa-prof-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu

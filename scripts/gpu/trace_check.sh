@@ -7,7 +7,7 @@
 set -u
 out=${1:-${OUT:-/tmp/sdpa-prof-out}}
 mkdir -p "$out"
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${BUILD:-build}
 work=$(mktemp -d)
 # sdpa-prof needs cuBLAS and CUPTI from the toolkit; the traced Python inherits this path, so it
@@ -27,21 +27,21 @@ timeline=""
   python3 -c "import torch; print('torch', torch.__version__, 'cuDNN', torch.backends.cudnn.version())"
 
   step "trace of PyTorch at the study's shape"
-  $tool trace --kernels --json "$work/trace-s1024.json" $timeline -- python3 scripts/torch_sdpa.py --seq 1024 > "$work/trace-s1024.txt" 2>&1
+  $tool trace --kernels --json "$work/trace-s1024.json" $timeline -- python3 share/sdpa-prof/torch_sdpa.py --seq 1024 > "$work/trace-s1024.txt" 2>&1
   echo "rc=$?"
   if [ -n "$timeline" ]; then
     python3 tests/timeline_check.py "$work/trace-s1024.timeline.json" --report "$work/trace-s1024.json"
     echo "timeline check rc=$?"
   fi
   step "torch.profiler on the same paths"
-  python3 scripts/torch_baseline.py --seq 1024 --paths naive,naive-inplace,math,efficient,flash,cudnn --kernel-names \
+  python3 share/sdpa-prof/torch_baseline.py --seq 1024 --paths naive,naive-inplace,math,efficient,flash,cudnn --kernel-names \
     > "$work/profiler-s1024.txt" 2>&1
   echo "rc=$?"
 
   step "a raw record file (small shape) for tests/data"
   mkdir -p "$work/records"
   SDPA_PROF_TRACE_DIR="$work/records" CUDA_INJECTION64_PATH="$lib" NVTX_INJECTION64_PATH="$lib" \
-    python3 scripts/torch_sdpa.py --batch 1 --heads 2 --seq 128 --backend naive,naive-inplace,flash --warmup 1 --forwards 2 --samples 2
+    python3 share/sdpa-prof/torch_sdpa.py --batch 1 --heads 2 --seq 128 --backend naive,naive-inplace,flash --warmup 1 --forwards 2 --samples 2
   echo "rc=$? files: $(ls "$work/records")"
 
   step "os._exit: partial records"
@@ -74,8 +74,8 @@ print(len(p.events()), 'profiler events')"
   echo "rc=$?"
 
   step "overhead per launch: untraced, then traced"
-  python3 scripts/trace_overhead.py
-  $tool trace -- python3 scripts/trace_overhead.py
+  python3 scripts/gpu/trace_overhead.py
+  $tool trace -- python3 scripts/gpu/trace_overhead.py
   echo "rc=$?"
 
   step "run --with-torch at S4096"

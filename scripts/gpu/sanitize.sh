@@ -3,7 +3,7 @@
 # machine. Small odd sizes exercise the tile tails; each case runs verification plus one forward.
 # BACKENDS=flash3:all runs every flash3 schedule (the default "all" runs its default one).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${BUILD:-build}
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 sanitizer=${SANITIZER:-compute-sanitizer}
