@@ -78,24 +78,323 @@ std::vector<std::string> parse_columns(const std::string& text) {
   return ids;
 }
 
-// --wide, --columns, --quiet and --kernels (run, report and trace) into the table's options.
-void apply_table_flags(TableOptions& table, bool wide, const CLI::Option* columns_opt, const std::string& columns,
-                       bool quiet, bool kernels) {
-  if (wide && columns_opt->count() > 0)
-    throw InputError("--wide and --columns cannot be used together: --wide shows every column, --columns picks them");
-  if (wide) table.choice = ColumnChoice::wide;
-  if (columns_opt->count() > 0) {
+// An option kept as text while CLI11 parses, then checked and converted if it was given.
+struct TextFlag {
+  std::string text;
+  CLI::Option* option = nullptr;
+  bool given() const { return option->count() > 0; }
+};
+
+CLI::Option* add_text_option(CLI::App& sub, TextFlag& f, const std::string& name,
+                             const std::string& help, const std::string& value_name) {
+  f.option = sub.add_option(name, f.text, help)->type_name(value_name);
+  return f.option;
+}
+
+// Every subcommand's FILE options, so that an empty name is refused once parsing is over.
+using FileOptions = std::vector<CLI::Option*>;
+
+void add_file_option(CLI::App& sub, FileOptions& files, const std::string& name, std::string& path,
+                     const std::string& help) {
+  files.push_back(sub.add_option(name, path, help)->type_name("FILE"));
+}
+
+void refuse_empty_file_names(const FileOptions& files) {
+  for (const CLI::Option* f : files)
+    if (f->count() > 0 && f->as<std::string>().empty())
+      throw InputError(fmt::format("{}: expected a file name, got ''", f->get_name()));
+}
+
+// The table's look, for run, report and trace alike.
+struct TableFlags {
+  bool wide = false;
+  bool quiet = false;
+  std::string columns;
+  CLI::Option* columns_opt = nullptr;
+};
+
+void add_table_options(CLI::App& sub, TableFlags& f) {
+  sub.add_flag("--wide", f.wide, "every column of the table, whatever the terminal's width");
+  f.columns_opt =
+      sub.add_option("--columns", f.columns,
+                     "the table's columns, comma-separated, in the order given; one of " +
+                         fmt::format("{}", fmt::join(table_column_ids(), ",")))
+          ->type_name("LIST");
+  sub.add_flag("--quiet", f.quiet, "no summary under the table");
+}
+
+// --wide, --columns, --quiet and --kernels into the table's options.
+void apply_table_flags(TableOptions& table, const TableFlags& f, bool kernels) {
+  if (f.wide && f.columns_opt->count() > 0)
+    throw InputError(
+        "--wide and --columns cannot be used together: "
+        "--wide shows every column, --columns picks them");
+  if (f.wide) table.choice = ColumnChoice::wide;
+  if (f.columns_opt->count() > 0) {
     table.choice = ColumnChoice::listed;
-    table.columns = parse_columns(columns);
+    table.columns = parse_columns(f.columns);
   }
-  table.summary = !quiet;
+  table.summary = !f.quiet;
   table.every_finding = kernels;
+}
+
+// --timeline-max-mb (run, trace), checked once --timeline is known.
+void add_timeline_cap_option(CLI::App& sub, TextFlag& f) {
+  add_text_option(sub, f, "--timeline-max-mb",
+                  "the timeline's size cap in MiB; past it later events are left out (default 256)",
+                  "MB");
+}
+
+void apply_timeline_cap(const TextFlag& f, CliOptions& o) {
+  if (!f.given()) return;
+  if (o.timeline_path.empty()) throw InputError("--timeline-max-mb needs --timeline FILE");
+  o.timeline_max_mb = integer_in("--timeline-max-mb", f.text, 1, int64_t{1} << 20);
 }
 
 uint64_t parse_seed(const std::string& text) {
   const std::optional<uint64_t> v = decimal_unsigned(text);
-  if (!v) throw InputError(fmt::format("--seed: expected an integer from 0 to 18446744073709551615, got {}", echo(text)));
+  if (!v)
+    throw InputError(fmt::format(
+        "--seed: expected an integer from 0 to 18446744073709551615, got {}", echo(text)));
   return *v;
+}
+
+// One option per axis of the axis table.
+struct AxisFlag {
+  const AxisSpec* axis;
+  std::vector<std::string> texts;
+  bool on = false;
+  CLI::Option* option = nullptr;
+};
+
+// What run's options hold until parsing is over, when they are checked against each other and
+// laid over the preset.
+struct RunFlags {
+  std::string config_path;
+  std::vector<std::string> backends;
+  CLI::Option* backend_opt = nullptr;
+  std::vector<AxisFlag> axes;
+  TextFlag seed, warmup, min_samples, max_noise_percent, min_time, timeout;
+  bool hot = false;
+  CLI::Option* hot_opt = nullptr;
+  TextFlag cudnn_engines;
+  TextFlag timeline_max_mb;
+  TableFlags table;
+  bool no_profile = false;
+  bool counters = true;
+  CLI::Option* counters_opt = nullptr;
+  TextFlag case_timeout;
+};
+
+// --config, --backend, an option per axis, and how each case is sampled.
+void add_sweep_options(CLI::App& run, RunFlags& f, FileOptions& files,
+                       const std::vector<AxisSpec>& axes) {
+  add_file_option(run, files, "--config", f.config_path,
+                  "sweep preset (JSON); flags override its axes");
+  f.backend_opt =
+      run.add_option(
+             "--backend", f.backends,
+             "backends to run, comma-separated, or all; NAME:all runs every variant (cudnn:all)")
+          ->type_name("LIST");
+  f.axes.reserve(axes.size());  // the options keep pointers into its items
+  for (const AxisSpec& axis : axes) {
+    AxisFlag& a = f.axes.emplace_back(AxisFlag{&axis, {}, false, nullptr});
+    if (axis.type == AxisType::boolean)
+      a.option = run.add_flag(axis.flag + ",!--no-" + axis.flag.substr(2), a.on, axis.help);
+    else
+      a.option = run.add_option(axis.flag, a.texts, axis.help)->type_name("LIST");
+  }
+  add_text_option(run, f.seed, "--seed", "random seed for the inputs (default: a fresh one)", "N");
+  add_text_option(run, f.warmup, "--warmup", "forwards before timing", "N");
+  add_text_option(run, f.min_samples, "--min-samples",
+                  "timed forwards per case at least (default 10)", "N");
+  add_text_option(
+      run, f.max_noise_percent, "--max-noise",
+      "sample until the median's relative spread is under this, in percent (default 0.5)", "PCT");
+  add_text_option(run, f.min_time, "--min-time",
+                  "seconds of sampling per case at least (default 0.5)", "S");
+  add_text_option(
+      run, f.timeout, "--timeout",
+      "seconds of sampling per case at most; then the result says it did not converge (default 15)",
+      "S");
+  f.hot_opt = run.add_flag("--hot", f.hot,
+                           "back-to-back samples with a warm L2 (default: L2 flushed before each)");
+}
+
+void add_run_options(CLI::App& run, CliOptions& o, RunFlags& f, FileOptions& files,
+                     const std::vector<AxisSpec>& axes) {
+  add_sweep_options(run, f, files, axes);
+  add_file_option(run, files, "--samples", o.samples_path,
+                  "write every timing sample of every case to this JSON file");
+  add_text_option(run, f.cudnn_engines, "--cudnn-engines", "deprecated: use --backend cudnn:all",
+                  "WHICH")
+      ->check(CLI::IsMember({"all"}));
+  add_file_option(run, files, "--json", o.json_path, "write the results as JSON to this file");
+  add_file_option(run, files, "--csv", o.csv_path, "write the results as CSV to this file");
+  add_file_option(run, files, "--md", o.md_path,
+                  "write the results as a Markdown table to this file");
+  run.add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
+  run.add_flag("--kernels", o.kernels,
+               "after the table, each case's kernels, copies and occupancy");
+  add_file_option(run, files, "--html", o.html_path,
+                  "also write the results as one self-contained HTML page");
+  add_file_option(
+      run, files, "--timeline", o.timeline_path,
+      "write the profile passes as a Chrome trace-event JSON file (Perfetto, chrome://tracing)");
+  add_timeline_cap_option(run, f.timeline_max_mb);
+  add_table_options(run, f.table);
+  run.add_flag("--no-profile", f.no_profile,
+               "skip the CUPTI profile pass (timing and host cost only)");
+  f.counters_opt = run.add_flag("--counters,!--no-counters", f.counters,
+                                "a hardware-counter pass per case with CUPTI's range profiler "
+                                "(default: on where the GPU permits; preset key \"counters\")");
+  run.add_option("--device", o.device, "CUDA device ordinal")->type_name("N");
+  add_text_option(run, f.case_timeout, "--case-timeout",
+                  "seconds one case may take at most; past it the results so far are saved and the "
+                  "run ends (exit 3)",
+                  "S");
+  run.add_flag("--with-torch", o.with_torch,
+               "also run PyTorch's own paths (share/sdpa-prof/torch_sdpa.py under trace) on the same "
+               "problems: rows torch:<backend>");
+  run.footer(kExamples);
+}
+
+// The axes given on the command line replace the preset's values.
+void apply_axis_flags(const std::vector<AxisFlag>& flags, SweepConfig& c) {
+  for (const AxisFlag& f : flags) {
+    if (f.option->count() == 0) continue;
+    std::vector<AxisValue>& values = c.axes[f.axis->name];
+    values.clear();
+    if (f.axis->type == AxisType::boolean) values.push_back(f.on);
+    for (const std::string& text : split_lists(f.axis->flag, f.texts, "values"))
+      values.push_back(parse_axis_text(*f.axis, text));
+    // Axes that follow this one follow its new values unless they were given too.
+    for (const AxisFlag& g : flags)
+      if (g.axis->follows == f.axis->name && g.option->count() == 0) c.axes.erase(g.axis->name);
+  }
+}
+
+// The seed, the warm-up, when sampling stops, the L2's state and the counter pass.
+void apply_measurement_flags(const RunFlags& f, SweepConfig& c) {
+  if (f.seed.given()) c.seed = parse_seed(f.seed.text);
+  if (f.warmup.given())
+    c.warmup = static_cast<int>(integer_in("--warmup", f.warmup.text, 0, 1000000));
+  if (f.min_samples.given())
+    c.stopping.min_samples =
+        static_cast<int>(integer_in("--min-samples", f.min_samples.text, 1, 100000));
+  if (f.max_noise_percent.given())
+    c.stopping.max_noise = number_above("--max-noise", f.max_noise_percent.text, 0) / 100.0;
+  if (f.min_time.given())
+    c.stopping.min_time_s = number_above("--min-time", f.min_time.text, 0, true);
+  if (f.timeout.given()) c.stopping.timeout_s = number_above("--timeout", f.timeout.text, 0, true);
+  if (f.hot_opt->count() > 0) c.hot = f.hot;
+  if (f.counters_opt->count() > 0) c.counters = f.counters;
+}
+
+void apply_run_flags(const RunFlags& f, CliOptions& o) {
+  o.profile = !f.no_profile;
+  apply_table_flags(o.table, f.table, o.kernels);
+  o.config_path = f.config_path;
+  try {
+    o.config = f.config_path.empty() ? default_config() : load_config_file(f.config_path);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("--config: {}", e.what()));
+  }
+  if (f.backend_opt->count() > 0)
+    o.config.backends = split_lists("--backend", f.backends, "backends");
+  if (f.cudnn_engines.given()) {
+    o.config.backends = {"cudnn:all"};
+    o.notes.push_back(
+        "--cudnn-engines all is deprecated and will be removed: use --backend cudnn:all");
+  }
+  apply_axis_flags(f.axes, o.config);
+  apply_measurement_flags(f, o.config);
+  if (f.case_timeout.given())
+    o.case_timeout_s = number_above("--case-timeout", f.case_timeout.text, 0);
+  apply_timeline_cap(f.timeline_max_mb, o);
+  if (!o.timeline_path.empty() && !o.profile)
+    throw InputError(
+        "--timeline shows the profile pass, which --no-profile skips: drop one of them");
+}
+
+void add_compare_options(CLI::App& compare, CliOptions& o, TextFlag& threshold,
+                         FileOptions& files) {
+  compare.add_option("files", o.files, "BASE.json NEW.json")
+      ->required()
+      ->expected(2)
+      ->type_name("FILE");
+  add_text_option(compare, threshold, "--threshold",
+                  "smallest change that matters, in percent (default 5)", "PCT");
+  add_file_option(compare, files, "--md", o.md_path,
+                  "also write the comparison as Markdown (for a pull-request comment)");
+  add_file_option(compare, files, "--json", o.json_path, "also write the comparison as JSON");
+  compare.add_flag("--strict-env", o.strict_env,
+                   "refuse results from different devices or library versions");
+  compare.add_flag("--allow-empty", o.allow_empty,
+                   "accept two results with no case in common (exit 0)");
+  compare.add_flag("--strict-clock", o.strict_clock,
+                   "count a slowdown that the new run's lower SM clock explains as a regression");
+  add_file_option(compare, files, "--html", o.html_path,
+                  "also write the comparison as one self-contained HTML page");
+}
+
+void add_report_options(CLI::App& report, CliOptions& o, TableFlags& table, FileOptions& files) {
+  report.add_option("file", o.files, "a result file written by --json")
+      ->required()
+      ->expected(1)
+      ->type_name("FILE");
+  report.add_option("--format", o.format, "table, md or csv")
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember({"table", "md", "csv"}));
+  report.add_flag("--kernels", o.kernels,
+                  "with the table, each case's kernels, copies and occupancy");
+  add_file_option(report, files, "--html", o.html_path,
+                  "also write the result as one self-contained HTML page");
+  add_table_options(report, table);
+}
+
+void add_ceilings_options(CLI::App& ceilings, CliOptions& o) {
+  ceilings.add_flag("--remeasure", o.remeasure, "measure again instead of reading the cache");
+  ceilings.add_option("--device", o.device, "CUDA device ordinal")->type_name("N");
+}
+
+struct TraceFlags {
+  TextFlag timeline_max_mb;
+  TableFlags table;
+};
+
+void add_trace_options(CLI::App& trace, CliOptions& o, TraceFlags& f, FileOptions& files) {
+  add_file_option(trace, files, "--json", o.json_path,
+                  "write the traced cases as JSON to this file");
+  add_file_option(trace, files, "--md", o.md_path,
+                  "write the traced cases as a Markdown table to this file");
+  add_file_option(trace, files, "--csv", o.csv_path, "write the traced cases as CSV to this file");
+  add_file_option(trace, files, "--timeline", o.timeline_path,
+                  "write the traced processes' records as a Chrome trace-event JSON file "
+                  "(Perfetto, chrome://tracing)");
+  add_timeline_cap_option(trace, f.timeline_max_mb);
+  trace.add_flag("--kernels", o.kernels,
+                 "after the table, each case's kernels, copies and occupancy");
+  trace.add_option("--device", o.device, "CUDA device whose limits the occupancy uses")
+      ->type_name("N");
+  add_table_options(trace, f.table);
+}
+
+// trace's command is everything after its "--", CMD's own flags included: CLI11 never sees it.
+void take_trace_command(std::vector<std::string>& args, std::vector<std::string>& command) {
+  if (args.empty() || args[0] != "trace") return;
+  const auto dashes = std::find(args.begin(), args.end(), "--");
+  if (dashes == args.end()) return;
+  command.assign(dashes + 1, args.end());
+  args.erase(dashes, args.end());
+}
+
+void apply_trace_flags(const TraceFlags& f, CliOptions& o) {
+  if (o.trace_command.empty())
+    throw InputError(
+        "trace: give the command to run after --: sdpa-prof trace [options] -- CMD [ARGS...]");
+  apply_table_flags(o.table, f.table, o.kernels);
+  apply_timeline_cap(f.timeline_max_mb, o);
 }
 
 }  // namespace
@@ -104,147 +403,35 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   CLI::App app{"sdpa-prof: runs, verifies and profiles attention backends on the GPU", "sdpa-prof"};
   app.set_version_flag("--version", fmt::format("sdpa-prof {} (git {})", kToolVersion, kGitSha));
   app.require_subcommand(0, 1);
+  CLI::App* run = app.add_subcommand("run", "run the sweep (the default subcommand)");
+  CLI::App* list =
+      app.add_subcommand("list", "list every backend, what it supports and whether it is built");
+  CLI::App* compare =
+      app.add_subcommand("compare", "compare two result files; exit 1 on a regression");
+  CLI::App* report = app.add_subcommand("report", "print a saved result file (no GPU needed)");
+  CLI::App* ceilings = app.add_subcommand(
+      "ceilings", "measure (once, then cached) the GPU's GEMM rate and copy bandwidth");
+  CLI::App* trace = app.add_subcommand("trace",
+                                       "run a command with CUPTI injected and profile it: "
+                                       "sdpa-prof trace [options] -- CMD [ARGS...]");
+  app.footer(kExamples);  // after the subcommands, which would inherit it
 
   CliParse result;
   CliOptions& o = result.options;
-  CLI::App* run = app.add_subcommand("run", "run the sweep (the default subcommand)");
-  CLI::App* list = app.add_subcommand("list", "list every backend, what it supports and whether it is built");
-  CLI::App* compare = app.add_subcommand("compare", "compare two result files; exit 1 on a regression");
-  CLI::App* report = app.add_subcommand("report", "print a saved result file (no GPU needed)");
-  CLI::App* ceilings = app.add_subcommand("ceilings", "measure (once, then cached) the GPU's GEMM rate and copy bandwidth");
-  CLI::App* trace = app.add_subcommand("trace", "run a command with CUPTI injected and profile it: sdpa-prof trace [options] -- CMD [ARGS...]");
-  ceilings->add_flag("--remeasure", o.remeasure, "measure again instead of reading the cache");
-  ceilings->add_option("--device", o.device, "CUDA device ordinal")->type_name("N");
-  run->footer(kExamples);
-  app.footer(kExamples);
-
-  std::string config_path;
-  std::vector<std::string> backends;
-  std::string seed, warmup, min_samples, max_noise_percent, min_time, timeout;
-  bool hot = false;
-  std::vector<CLI::Option*> file_options;
-  file_options.push_back(
-      run->add_option("--config", config_path, "sweep preset (JSON); flags override its axes")->type_name("FILE"));
-  CLI::Option* backend_opt =
-      run->add_option("--backend", backends, "backends to run, comma-separated, or all; NAME:all runs every variant (cudnn:all)")
-          ->type_name("LIST");
-  // One option per axis of the axis table.
-  struct AxisFlag {
-    const AxisSpec* axis;
-    std::vector<std::string> texts;
-    bool on = false;
-    CLI::Option* option = nullptr;
-  };
-  std::vector<AxisFlag> axis_flags;
-  axis_flags.reserve(axes.size());
-  for (const AxisSpec& axis : axes) {
-    AxisFlag& f = axis_flags.emplace_back(AxisFlag{&axis, {}, false, nullptr});
-    if (axis.type == AxisType::boolean)
-      f.option = run->add_flag(axis.flag + ",!--no-" + axis.flag.substr(2), f.on, axis.help);
-    else
-      f.option = run->add_option(axis.flag, f.texts, axis.help)->type_name("LIST");
-  }
-  CLI::Option* seed_opt = run->add_option("--seed", seed, "random seed for the inputs (default: a fresh one)")->type_name("N");
-  CLI::Option* warmup_opt = run->add_option("--warmup", warmup, "forwards before timing")->type_name("N");
-  CLI::Option* min_samples_opt = run->add_option("--min-samples", min_samples, "timed forwards per case at least (default 10)")->type_name("N");
-  CLI::Option* max_noise_opt = run->add_option("--max-noise", max_noise_percent,
-      "sample until the median's relative spread is under this, in percent (default 0.5)")->type_name("PCT");
-  CLI::Option* min_time_opt = run->add_option("--min-time", min_time, "seconds of sampling per case at least (default 0.5)")->type_name("S");
-  CLI::Option* timeout_opt = run->add_option("--timeout", timeout,
-      "seconds of sampling per case at most; then the result says it did not converge (default 15)")
-      ->type_name("S");
-  CLI::Option* hot_opt = run->add_flag("--hot", hot, "back-to-back samples with a warm L2 (default: L2 flushed before each)");
-  file_options.push_back(run->add_option("--samples", o.samples_path, "write every timing sample of every case to this JSON file")->type_name("FILE"));
-  std::string cudnn_engines;
-  CLI::Option* cudnn_engines_opt =
-      run->add_option("--cudnn-engines", cudnn_engines, "deprecated: use --backend cudnn:all")
-          ->type_name("WHICH")
-          ->check(CLI::IsMember({"all"}));
-  file_options.push_back(run->add_option("--json", o.json_path, "write the results as JSON to this file")->type_name("FILE"));
-  file_options.push_back(run->add_option("--csv", o.csv_path, "write the results as CSV to this file")->type_name("FILE"));
-  file_options.push_back(run->add_option("--md", o.md_path, "write the results as a Markdown table to this file")->type_name("FILE"));
-  run->add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
-  run->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
-  file_options.push_back(run->add_option("--html", o.html_path, "also write the results as one self-contained HTML page")->type_name("FILE"));
-  file_options.push_back(run->add_option(
-      "--timeline", o.timeline_path, "write the profile passes as a Chrome trace-event JSON file (Perfetto, chrome://tracing)")
-      ->type_name("FILE"));
-  std::string timeline_max_mb;
-  CLI::Option* timeline_max_mb_opt = run->add_option(
-      "--timeline-max-mb", timeline_max_mb, "the timeline's size cap in MiB; past it later events are left out (default 256)")
-      ->type_name("MB");
-  // The table's look, for run and report alike.
-  struct TableFlags {
-    bool wide = false;
-    bool quiet = false;
-    std::string columns;
-    CLI::Option* columns_opt = nullptr;
-  };
-  TableFlags run_table, report_table;
-  const auto add_table_flags = [](CLI::App* sub, TableFlags& f) {
-    sub->add_flag("--wide", f.wide, "every column of the table, whatever the terminal's width");
-    f.columns_opt = sub->add_option("--columns", f.columns, "the table's columns, comma-separated, in the order given; one of " +
-                                                                fmt::format("{}", fmt::join(table_column_ids(), ",")))
-                        ->type_name("LIST");
-    sub->add_flag("--quiet", f.quiet, "no summary under the table");
-  };
-  add_table_flags(run, run_table);
-  bool no_profile = false;
-  run->add_flag("--no-profile", no_profile, "skip the CUPTI profile pass (timing and host cost only)");
-  bool counters = true;
-  CLI::Option* counters_opt = run->add_flag(
-      "--counters,!--no-counters", counters,
-      "a hardware-counter pass per case with CUPTI's range profiler (default: on where the GPU permits; preset key "
-      "\"counters\")");
-  run->add_option("--device", o.device, "CUDA device ordinal")->type_name("N");
-  std::string case_timeout;
-  CLI::Option* case_timeout_opt = run->add_option(
-      "--case-timeout", case_timeout, "seconds one case may take at most; past it the results so far are saved and the run ends (exit 3)")
-      ->type_name("S");
-
-  std::string threshold_percent;
-  compare->add_option("files", o.files, "BASE.json NEW.json")->required()->expected(2)->type_name("FILE");
-  CLI::Option* threshold_opt =
-      compare->add_option("--threshold", threshold_percent, "smallest change that matters, in percent (default 5)")->type_name("PCT");
-  file_options.push_back(
-      compare->add_option("--md", o.md_path, "also write the comparison as Markdown (for a pull-request comment)")->type_name("FILE"));
-  file_options.push_back(compare->add_option("--json", o.json_path, "also write the comparison as JSON")->type_name("FILE"));
-  compare->add_flag("--strict-env", o.strict_env, "refuse results from different devices or library versions");
-  compare->add_flag("--allow-empty", o.allow_empty, "accept two results with no case in common (exit 0)");
-  compare->add_flag("--strict-clock", o.strict_clock,
-                    "count a slowdown that the new run's lower SM clock explains as a regression");
-  report->add_option("file", o.files, "a result file written by --json")->required()->expected(1)->type_name("FILE");
-  report->add_option("--format", o.format, "table, md or csv")->type_name("FORMAT")->check(CLI::IsMember({"table", "md", "csv"}));
-  report->add_flag("--kernels", o.kernels, "with the table, each case's kernels, copies and occupancy");
-  file_options.push_back(report->add_option("--html", o.html_path, "also write the result as one self-contained HTML page")->type_name("FILE"));
-  add_table_flags(report, report_table);
-  file_options.push_back(compare->add_option("--html", o.html_path, "also write the comparison as one self-contained HTML page")->type_name("FILE"));
-  file_options.push_back(trace->add_option("--json", o.json_path, "write the traced cases as JSON to this file")->type_name("FILE"));
-  file_options.push_back(trace->add_option("--md", o.md_path, "write the traced cases as a Markdown table to this file")->type_name("FILE"));
-  file_options.push_back(trace->add_option("--csv", o.csv_path, "write the traced cases as CSV to this file")->type_name("FILE"));
-  file_options.push_back(trace->add_option("--timeline", o.timeline_path,
-                                           "write the traced processes' records as a Chrome trace-event JSON file (Perfetto, chrome://tracing)")
-                                           ->type_name("FILE"));
-  std::string trace_timeline_max_mb;
-  CLI::Option* trace_timeline_max_mb_opt = trace->add_option(
-      "--timeline-max-mb", trace_timeline_max_mb, "the timeline's size cap in MiB; past it later events are left out (default 256)")
-      ->type_name("MB");
-  trace->add_flag("--kernels", o.kernels, "after the table, each case's kernels, copies and occupancy");
-  trace->add_option("--device", o.device, "CUDA device whose limits the occupancy uses")->type_name("N");
-  TableFlags trace_table;
-  add_table_flags(trace, trace_table);
-  run->add_flag("--with-torch", o.with_torch,
-                "also run PyTorch's own paths (share/sdpa-prof/torch_sdpa.py under trace) on the same problems: rows torch:<backend>");
+  // CLI11 writes into these while it parses; they are read once it is done.
+  FileOptions files;
+  RunFlags run_flags;
+  TextFlag threshold;
+  TableFlags report_table;
+  TraceFlags trace_flags;
+  add_run_options(*run, o, run_flags, files, axes);
+  add_compare_options(*compare, o, threshold, files);
+  add_report_options(*report, o, report_table, files);
+  add_ceilings_options(*ceilings, o);
+  add_trace_options(*trace, o, trace_flags, files);
 
   std::vector<std::string> args = with_default_subcommand(argc, argv);
-  // trace's command is everything after its "--", CMD's own flags included: CLI11 never sees it.
-  if (!args.empty() && args[0] == "trace") {
-    const auto dashes = std::find(args.begin(), args.end(), "--");
-    if (dashes != args.end()) {
-      o.trace_command.assign(dashes + 1, args.end());
-      args.erase(dashes, args.end());
-    }
-  }
+  take_trace_command(args, o.trace_command);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them in reverse
   try {
     app.parse(reversed);
@@ -255,76 +442,23 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   }
 
   o.command_line = command_line_text(std::vector<std::string>(argv, argv + argc));
-  for (const CLI::Option* f : file_options)
-    if (f->count() > 0 && f->as<std::string>().empty())
-      throw InputError(fmt::format("{}: expected a file name, got ''", f->get_name()));
-  o.profile = !no_profile;
+  refuse_empty_file_names(files);
   if (list->parsed()) {
     o.command = Command::list;
-    return result;
-  }
-  if (ceilings->parsed()) {
+  } else if (ceilings->parsed()) {
     o.command = Command::ceilings;
-    return result;
-  }
-  if (trace->parsed()) {
+  } else if (trace->parsed()) {
     o.command = Command::trace;
-    if (o.trace_command.empty())
-      throw InputError("trace: give the command to run after --: sdpa-prof trace [options] -- CMD [ARGS...]");
-    apply_table_flags(o.table, trace_table.wide, trace_table.columns_opt, trace_table.columns, trace_table.quiet, o.kernels);
-    if (trace_timeline_max_mb_opt->count() > 0) {
-      if (o.timeline_path.empty()) throw InputError("--timeline-max-mb needs --timeline FILE");
-      o.timeline_max_mb = integer_in("--timeline-max-mb", trace_timeline_max_mb, 1, int64_t{1} << 20);
-    }
-    return result;
+    apply_trace_flags(trace_flags, o);
+  } else if (compare->parsed()) {
+    o.command = Command::compare;
+    if (threshold.given()) o.threshold = number_above("--threshold", threshold.text, 0) / 100.0;
+  } else if (report->parsed()) {
+    o.command = Command::report;
+    apply_table_flags(o.table, report_table, o.kernels);
+  } else {
+    apply_run_flags(run_flags, o);
   }
-  if (compare->parsed() || report->parsed()) {
-    o.command = compare->parsed() ? Command::compare : Command::report;
-    if (report->parsed())
-      apply_table_flags(o.table, report_table.wide, report_table.columns_opt, report_table.columns, report_table.quiet, o.kernels);
-    if (threshold_opt->count() > 0) o.threshold = number_above("--threshold", threshold_percent, 0) / 100.0;
-    return result;
-  }
-  apply_table_flags(o.table, run_table.wide, run_table.columns_opt, run_table.columns, run_table.quiet, o.kernels);
-  o.config_path = config_path;
-  try {
-    o.config = config_path.empty() ? default_config() : load_config_file(config_path);
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("--config: {}", e.what()));
-  }
-  SweepConfig& c = o.config;
-  if (backend_opt->count() > 0) c.backends = split_lists("--backend", backends, "backends");
-  if (cudnn_engines_opt->count() > 0) {
-    c.backends = {"cudnn:all"};
-    o.notes.push_back("--cudnn-engines all is deprecated and will be removed: use --backend cudnn:all");
-  }
-  for (const AxisFlag& f : axis_flags) {
-    if (f.option->count() == 0) continue;
-    std::vector<AxisValue>& values = c.axes[f.axis->name];
-    values.clear();
-    if (f.axis->type == AxisType::boolean) values.push_back(f.on);
-    for (const std::string& text : split_lists(f.axis->flag, f.texts, "values"))
-      values.push_back(parse_axis_text(*f.axis, text));
-    // Axes that follow this one follow its new values unless they were given too.
-    for (const AxisFlag& g : axis_flags)
-      if (g.axis->follows == f.axis->name && g.option->count() == 0) c.axes.erase(g.axis->name);
-  }
-  if (seed_opt->count() > 0) c.seed = parse_seed(seed);
-  if (warmup_opt->count() > 0) c.warmup = static_cast<int>(integer_in("--warmup", warmup, 0, 1000000));
-  if (min_samples_opt->count() > 0)
-    c.stopping.min_samples = static_cast<int>(integer_in("--min-samples", min_samples, 1, 100000));
-  if (max_noise_opt->count() > 0) c.stopping.max_noise = number_above("--max-noise", max_noise_percent, 0) / 100.0;
-  if (min_time_opt->count() > 0) c.stopping.min_time_s = number_above("--min-time", min_time, 0, true);
-  if (timeout_opt->count() > 0) c.stopping.timeout_s = number_above("--timeout", timeout, 0, true);
-  if (hot_opt->count() > 0) c.hot = hot;
-  if (counters_opt->count() > 0) c.counters = counters;
-  if (case_timeout_opt->count() > 0) o.case_timeout_s = number_above("--case-timeout", case_timeout, 0);
-  if (timeline_max_mb_opt->count() > 0) {
-    if (o.timeline_path.empty()) throw InputError("--timeline-max-mb needs --timeline FILE");
-    o.timeline_max_mb = integer_in("--timeline-max-mb", timeline_max_mb, 1, int64_t{1} << 20);
-  }
-  if (!o.timeline_path.empty() && !o.profile)
-    throw InputError("--timeline shows the profile pass, which --no-profile skips: drop one of them");
   return result;
 }
 

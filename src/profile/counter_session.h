@@ -1,8 +1,8 @@
-// Hardware counters per kernel through CUPTI's range profiler (auto range, user replay): the
-// config image is built once per run from metric names checked against the chip; each case's
-// counter pass runs the forward once per pass the metrics need, each time after `before_pass`
-// (emptying the L2, as Nsight Compute's --cache-control all does), apart from the
-// activity and timing passes, and hands back the decoded values per kernel launch.
+// Hardware counters per kernel through CUPTI's range profiler (auto range, user replay), over
+// the config image CounterConfig builds once per run: each case's counter pass runs the forward
+// once per pass the metrics need, each time after `before_pass` (emptying the L2, as Nsight
+// Compute's --cache-control all does), apart from the activity and timing passes, and hands back
+// the decoded values per kernel launch.
 #pragma once
 
 #include <cuda.h>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/counters.h"
+#include "profile/counter_config.h"
 #include "profile/counter_ranges.h"
 #include "profile/cupti_library.h"
 
@@ -26,13 +27,12 @@ class CounterSession {
   // profiler in libcupti, no permission (with the fix), another profiler holding the counters,
   // a chip CUPTI does not know.
   static std::unique_ptr<CounterSession> start(int device, std::string& why_not);
-  ~CounterSession();
   CounterSession(const CounterSession&) = delete;
   CounterSession& operator=(const CounterSession&) = delete;
 
   // "CUPTI range profiler (auto range, user replay), API 130001, GH100: 8 metrics in 9 passes"
   std::string description() const;
-  const std::vector<std::string>& metrics() const { return metrics_; }
+  const std::vector<std::string>& metrics() const { return config_->metrics(); }
   CounterSource source() const;  // wall time and expected bytes left for the caller
 
   struct Readout {
@@ -48,17 +48,19 @@ class CounterSession {
                   std::size_t max_ranges);
 
  private:
-  CounterSession(const CuptiProfilerApi& api, uint32_t version, CUcontext context);
+  CounterSession(const CuptiProfilerApi& api, uint32_t version, CUcontext context,
+                 std::unique_ptr<CounterConfig> config);
+  std::vector<uint8_t> counter_data(CUpti_RangeProfiler_Object* object, std::size_t ranges);
+  void set_config(CUpti_RangeProfiler_Object* object, std::vector<uint8_t>& data,
+                  std::size_t ranges);
+  int run_passes(CUpti_RangeProfiler_Object* object,
+                 const std::function<void(cudaStream_t)>& forward,
+                 const std::function<void(cudaStream_t)>& before_pass, cudaStream_t stream);
 
   const CuptiProfilerApi& api_;
   uint32_t version_ = 0;
   CUcontext context_ = nullptr;
-  std::string chip_;
-  CUpti_Profiler_Host_Object* host_ = nullptr;
-  std::vector<std::string> metrics_;
-  std::vector<std::string> unavailable_;
-  std::vector<uint8_t> config_;
-  int passes_ = 0;
+  std::unique_ptr<CounterConfig> config_;
 };
 
 }  // namespace sdpa
