@@ -27,6 +27,10 @@ constexpr const char* kExamples = R"(Examples:
   sdpa-prof trace --kernels -- python3 share/sdpa-prof/torch_sdpa.py --seq 1024
                                                 any CUDA program profiled from outside, exit code passed on
   sdpa-prof --backend all --seq 4096 --with-torch   PyTorch's own paths in the same table
+  sdpa-prof --config configs/ci.json --shard 2/4 --json part-2.json
+                                                one of four runners' part of the sweep
+  sdpa-prof merge part-*.json --json all.json   the parts as one result
+  sdpa-prof --config configs/ci.json --resume part-2.json   finish a run that was stopped
 
 Exit codes: 0 success, 1 a case failed verification, 2 bad input, 3 no usable GPU.
 )";
@@ -36,7 +40,8 @@ std::vector<std::string> with_default_subcommand(int argc, const char* const* ar
   std::vector<std::string> args(argv + 1, argv + argc);
   const bool has_subcommand = !args.empty() && (args[0] == "run" || args[0] == "list" ||
                                                 args[0] == "compare" || args[0] == "report" ||
-                                                args[0] == "ceilings" || args[0] == "trace");
+                                                args[0] == "ceilings" || args[0] == "trace" ||
+                                                args[0] == "merge");
   const bool top_level_only = !args.empty() && args[0] == "--version";
   if (!has_subcommand && !top_level_only) args.insert(args.begin(), "run");
   return args;
@@ -184,6 +189,7 @@ struct RunFlags {
   bool counters = true;
   CLI::Option* counters_opt = nullptr;
   TextFlag case_timeout;
+  TextFlag shard;
 };
 
 // --config, --backend, an option per axis, and how each case is sampled.
@@ -253,6 +259,13 @@ void add_run_options(CLI::App& run, CliOptions& o, RunFlags& f, FileOptions& fil
                   "seconds one case may take at most; past it the results so far are saved and the "
                   "run ends (exit 3)",
                   "S");
+  add_file_option(run, files, "--resume", o.resume_path,
+                  "continue the sweep of this result file: keep its finished cases, run the rest, "
+                  "write the whole to it (or to --json)");
+  add_text_option(run, f.shard, "--shard",
+                  "run part K of N of the sweep's cases, balanced by predicted cost (sdpa-prof "
+                  "merge joins the parts)",
+                  "K/N");
   run.add_flag("--with-torch", o.with_torch,
                "also run PyTorch's own paths (share/sdpa-prof/torch_sdpa.py under trace) on the same "
                "problems: rows torch:<backend>");
@@ -291,6 +304,17 @@ void apply_measurement_flags(const RunFlags& f, SweepConfig& c) {
   if (f.counters_opt->count() > 0) c.counters = f.counters;
 }
 
+// --shard K/N: 1 <= K <= N <= kMaxShards.
+Shard parse_shard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  const std::string why = fmt::format("--shard: expected K/N with 1 <= K <= N <= {}, got {}", kMaxShards, echo(text));
+  if (slash == std::string::npos) throw InputError(why);
+  const std::optional<uint64_t> k = decimal_unsigned(text.substr(0, slash));
+  const std::optional<uint64_t> n = decimal_unsigned(text.substr(slash + 1));
+  if (!k || !n || *k < 1 || *k > *n || *n > static_cast<uint64_t>(kMaxShards)) throw InputError(why);
+  return Shard{static_cast<int>(*k), static_cast<int>(*n)};
+}
+
 void apply_run_flags(const RunFlags& f, CliOptions& o) {
   o.profile = !f.no_profile;
   apply_table_flags(o.table, f.table, o.kernels);
@@ -312,6 +336,10 @@ void apply_run_flags(const RunFlags& f, CliOptions& o) {
   if (f.case_timeout.given())
     o.case_timeout_s = number_above("--case-timeout", f.case_timeout.text, 0);
   apply_timeline_cap(f.timeline_max_mb, o);
+  if (f.shard.given()) o.shard = parse_shard(f.shard.text);
+  if (!o.resume_path.empty() && o.json_path.empty()) o.json_path = o.resume_path;
+  if (!o.resume_path.empty() && o.dry_run)
+    throw InputError("--dry-run runs nothing, so it resumes nothing: drop --resume");
   if (!o.timeline_path.empty() && !o.profile)
     throw InputError(
         "--timeline shows the profile pass, which --no-profile skips: drop one of them");
@@ -351,6 +379,17 @@ void add_report_options(CLI::App& report, CliOptions& o, TableFlags& table, File
   add_file_option(report, files, "--html", o.html_path,
                   "also write the result as one self-contained HTML page");
   add_table_options(report, table);
+}
+
+void add_merge_options(CLI::App& merge, CliOptions& o, FileOptions& files) {
+  merge.add_option("files", o.files, "result files of one sweep: shards (--shard) and resumed parts")
+      ->required()
+      ->expected(1, 100000)
+      ->type_name("FILE");
+  add_file_option(merge, files, "--json", o.json_path, "write the merged result as JSON to this file");
+  add_file_option(merge, files, "--csv", o.csv_path, "write the merged result as CSV to this file");
+  add_file_option(merge, files, "--md", o.md_path, "write the merged result as a Markdown table to this file");
+  add_file_option(merge, files, "--html", o.html_path, "write the merged result as one self-contained HTML page");
 }
 
 void add_ceilings_options(CLI::App& ceilings, CliOptions& o) {
@@ -414,6 +453,8 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   CLI::App* trace = app.add_subcommand("trace",
                                        "run a command with CUPTI injected and profile it: "
                                        "sdpa-prof trace [options] -- CMD [ARGS...]");
+  CLI::App* merge = app.add_subcommand(
+      "merge", "join shards and resumed parts of one sweep into one result: merge A.json B.json --json ALL.json");
   app.footer(kExamples);  // after the subcommands, which would inherit it
 
   CliParse result;
@@ -429,6 +470,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   add_report_options(*report, o, report_table, files);
   add_ceilings_options(*ceilings, o);
   add_trace_options(*trace, o, trace_flags, files);
+  add_merge_options(*merge, o, files);
 
   std::vector<std::string> args = with_default_subcommand(argc, argv);
   take_trace_command(args, o.trace_command);
@@ -453,6 +495,8 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   } else if (compare->parsed()) {
     o.command = Command::compare;
     if (threshold.given()) o.threshold = number_above("--threshold", threshold.text, 0) / 100.0;
+  } else if (merge->parsed()) {
+    o.command = Command::merge;
   } else if (report->parsed()) {
     o.command = Command::report;
     apply_table_flags(o.table, report_table, o.kernels);

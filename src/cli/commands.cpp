@@ -59,8 +59,11 @@ std::unique_ptr<TimelineRecorder> new_timeline(const CliOptions& o, const std::s
 
 void print_dry_run(const SweepPlan& plan, std::ostream& out) {
   out << fmt::format("{:<14} {:<26} {:<5} {:<6} {:>12}  {}\n", "backend", "shape", "dtype", "causal", "memory", "note");
-  for (const Problem& p : plan.problems)
-    for (const BackendChoice& c : plan.backends) {
+  for (std::size_t i = 0; i < plan.problems.size(); ++i)
+    for (std::size_t j = 0; j < plan.backends.size(); ++j) {
+      if (!plan.holds(i, j)) continue;  // another shard's
+      const Problem& p = plan.problems[i];
+      const BackendChoice& c = plan.backends[j];
       const BackendEntry& e = *c.entry;
       std::string note = e.built() ? "" : fmt::format("not built: {}", e.not_built_reason);
       if (c.every_variant && e.built()) note = "one case per variant, listed when it runs";
