@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -375,6 +376,16 @@ int list_command(std::ostream& out) {
     out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {}{}\n", e.name, e.built() ? "yes" : "no",
                        e.dtypes, e.head_dims, e.archs, e.summary,
                        e.built() ? "" : fmt::format(" [not built: {}]", e.not_built_reason));
+  // Where trace and --with-torch find what they run, or why they would not.
+  const auto found = [](const std::function<std::string()>& find) {
+    try {
+      return find();
+    } catch (const InputError& e) {
+      return fmt::format("not found: {}", e.what());
+    }
+  };
+  out << fmt::format("\ninjection library (trace, --with-torch): {}\n", found(find_injection_library));
+  out << fmt::format("PyTorch script (--with-torch): {}\n", found(find_torch_script));
   return kExitOk;
 }
 

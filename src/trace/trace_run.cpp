@@ -163,14 +163,14 @@ std::string find_injection_library() {
     return fs::absolute(path).string();
   }
   std::error_code error;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
-  const fs::path library = exe.parent_path() / kInjectionLibrary;
-  if (error || !fs::is_regular_file(library))
-    throw InputError(fmt::format(
-        "the injection library {} is not beside sdpa-prof ({}); build it (target sdpa_inject) or "
-        "name it with {}",
-        kInjectionLibrary, exe.parent_path().string(), kInjectionOverrideEnv));
-  return library.string();
+  const fs::path exe_dir = fs::read_symlink("/proc/self/exe", error).parent_path();
+  for (const fs::path& library : {exe_dir / kInjectionLibrary, exe_dir / SDPA_INJECT_FROM_BINDIR / kInjectionLibrary})
+    if (!error && fs::is_regular_file(library)) return fs::weakly_canonical(library).string();
+  throw InputError(fmt::format(
+      "the injection library {} is neither beside sdpa-prof ({}) nor installed in {}; build it "
+      "(target sdpa_inject) or name it with {}",
+      kInjectionLibrary, exe_dir.string(), (exe_dir / SDPA_INJECT_FROM_BINDIR).lexically_normal().string(),
+      kInjectionOverrideEnv));
 }
 
 TraceOutcome run_traced(const TraceRequest& request) {
