@@ -15,6 +15,8 @@
 #              a double Ctrl-C: each keeps the finished cases in --json                  (~150)
 #   resume     kill -9 mid-sweep, --resume finishes it with every case once; two shards
 #              merged equal the unsharded sweep's case list                              (~90)
+#   devices    --devices 0,0 on the one GPU: two workers, their parts merged, the same case
+#              list as one worker's run; a SIGINT to the parent keeps what finished (~60)
 #   interrupt  SIGINT two cases into --backend all --seq 1024,2048,4096                   (~20)
 #   cudnn-all  every cuDNN engine config at S4096 D128, compared with itself              (~30)
 #   cudnn      cudnn_check.sh: cudnn and flash swept, PyTorch's cuDNN path, every engine
@@ -146,6 +148,24 @@ part_resume() {
   echo "rc resume=$a whole=$b shards=$c,$d merge=$e; $(wc -l <"$1/whole.keys") cases; resumed = whole: $same_resumed; merged = whole: $same_merged"
   $tool compare "$1/whole.json" "$1/merged.json" --threshold 0.5 | tail -2
   [ $a -eq 0 ] && [ $same_resumed = yes ] && [ $same_merged = yes ]
+}
+
+part_devices() {
+  local sweep=(--backend naive,math,flash --seq 128,256,1000 --dtype bf16,fp16 --no-counters --min-time 0.2)
+  local began=$SECONDS
+  $tool "${sweep[@]}" --devices 0,0 --json "$1/two.json" >"$1/two.txt" 2>"$1/two.progress"; local a=$?
+  local two_s=$((SECONDS - began)); began=$SECONDS
+  $tool "${sweep[@]}" --json "$1/one.json" >"$1/one.txt" 2>"$1/one.progress"; local b=$?
+  local one_s=$((SECONDS - began))
+  case_keys "$1/two.json" >"$1/two.keys"; case_keys "$1/one.json" >"$1/one.keys"
+  local same=no; cmp -s "$1/two.keys" "$1/one.keys" && same=yes
+  grep -c '^\[gpu 0\] \[' "$1/two.progress" | sed 's/^/worker progress lines: /'
+  $tool "${sweep[@]}" --devices 0,0 --json "$1/stopped.json" >/dev/null 2>"$1/stopped.progress" &
+  local pid=$!
+  sleep 6; kill -INT $pid; wait $pid; local c=$?
+  echo "SIGINT to the parent: rc=$c, $(python3 -c "import json;d=json.load(open('$1/stopped.json'));print(len(d['cases']),'cases, partial:',d['partial_reason'])" 2>&1)"
+  echo "rc two=$a one=$b; $(wc -l <"$1/one.keys") cases; same case list: $same; wall ${two_s}s (two workers, one GPU) vs ${one_s}s"
+  [ $a -eq 0 ] && [ $same = yes ]
 }
 
 part_interrupt() {

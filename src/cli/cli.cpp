@@ -190,6 +190,8 @@ struct RunFlags {
   CLI::Option* counters_opt = nullptr;
   TextFlag case_timeout;
   TextFlag shard;
+  TextFlag devices;
+  CLI::Option* device_opt = nullptr;
 };
 
 // --config, --backend, an option per axis, and how each case is sampled.
@@ -254,7 +256,11 @@ void add_run_options(CLI::App& run, CliOptions& o, RunFlags& f, FileOptions& fil
   f.counters_opt = run.add_flag("--counters,!--no-counters", f.counters,
                                 "a hardware-counter pass per case with CUPTI's range profiler "
                                 "(default: on where the GPU permits; preset key \"counters\")");
-  run.add_option("--device", o.device, "CUDA device ordinal")->type_name("N");
+  f.device_opt = run.add_option("--device", o.device, "CUDA device ordinal")->type_name("N");
+  add_text_option(run, f.devices, "--devices",
+                  "run the sweep over these GPUs at once, one worker process each, its cases dealt "
+                  "by predicted cost, the results as one; all for every visible GPU",
+                  "LIST");
   add_text_option(run, f.case_timeout, "--case-timeout",
                   "seconds one case may take at most; past it the results so far are saved and the "
                   "run ends (exit 3)",
@@ -315,6 +321,27 @@ Shard parse_shard(const std::string& text) {
   return Shard{static_cast<int>(*k), static_cast<int>(*n)};
 }
 
+// --devices LIST|all, and what it cannot be combined with yet.
+void apply_devices_flag(const RunFlags& f, CliOptions& o) {
+  if (!f.devices.given()) return;
+  if (f.devices.text == "all") {
+    o.all_devices = true;
+  } else {
+    for (const std::string& item : split_list("--devices", f.devices.text, "GPU ordinals"))
+      o.devices.push_back(static_cast<int>(integer_in("--devices", item, 0, 1023)));
+  }
+  const auto refuse = [](bool given, const std::string& what) {
+    if (given) throw InputError(fmt::format("--devices {}", what));
+  };
+  refuse(f.device_opt->count() > 0, "picks the GPUs: drop --device");
+  refuse(o.shard.has_value(), "deals the cases itself: --shard and --devices do not go together");
+  refuse(!o.resume_path.empty(), "cannot resume yet: resume each device's part, or run without --devices");
+  refuse(o.with_torch, "runs our backends only: PyTorch's rows belong on one GPU with ours (drop --with-torch)");
+  refuse(!o.timeline_path.empty(), "writes no timeline: one per GPU is not supported yet (drop --timeline)");
+  refuse(!o.samples_path.empty(), "writes no --samples file yet");
+  refuse(o.dry_run, "with --dry-run: the dry run lists the whole sweep, on no GPU");
+}
+
 void apply_run_flags(const RunFlags& f, CliOptions& o) {
   o.profile = !f.no_profile;
   apply_table_flags(o.table, f.table, o.kernels);
@@ -340,6 +367,7 @@ void apply_run_flags(const RunFlags& f, CliOptions& o) {
   if (!o.resume_path.empty() && o.json_path.empty()) o.json_path = o.resume_path;
   if (!o.resume_path.empty() && o.dry_run)
     throw InputError("--dry-run runs nothing, so it resumes nothing: drop --resume");
+  apply_devices_flag(f, o);
   if (!o.timeline_path.empty() && !o.profile)
     throw InputError(
         "--timeline shows the profile pass, which --no-profile skips: drop one of them");
@@ -484,6 +512,7 @@ CliParse parse_cli(int argc, const char* const* argv, const std::vector<AxisSpec
   }
 
   o.command_line = command_line_text(std::vector<std::string>(argv, argv + argc));
+  o.arguments.assign(argv + 1, argv + argc);
   refuse_empty_file_names(files);
   if (list->parsed()) {
     o.command = Command::list;

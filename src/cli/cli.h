@@ -30,6 +30,10 @@ struct CliOptions {
   double case_timeout_s = 0;  // --case-timeout: 0 for none
   std::string resume_path;    // run --resume FILE: keep FILE's finished cases, run the rest
   std::optional<Shard> shard;  // run --shard K/N: only this part of the sweep's cases
+  // run --devices: one worker process per GPU listed (empty with all_devices: every visible one)
+  std::vector<int> devices;
+  bool all_devices = false;
+  std::vector<std::string> arguments;  // as given, without the program's name: the workers' base
   std::string command_line;
   // compare and report
   std::vector<std::string> files;  // compare: BASE NEW; report: FILE

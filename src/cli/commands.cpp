@@ -17,6 +17,7 @@
 
 #include "backends/backend.h"
 #include "cli/case_watchdog.h"
+#include "cli/device_workers.h"
 #include "cli/interrupts.h"
 #include "cli/journal.h"
 #include "cli/output_writers.h"
@@ -104,10 +105,6 @@ std::vector<CaseResult> torch_cases(const CliOptions& o, const SweepPlan& plan, 
 
 namespace {
 
-std::string signal_name(int signal) {
-  return signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "SIGHUP";
-}
-
 TimingOptions timing_options(const CliOptions& o, const Nvml* nvml) {
   TimingOptions timing;
   timing.warmup = o.config.warmup;
@@ -156,6 +153,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   std::vector<std::string> inputs{o.config_path};
   if (o.resume_path != o.json_path) inputs.push_back(o.resume_path);
   check_writers(outputs, inputs);
+  if (!o.devices.empty() || o.all_devices) return run_on_devices(o, out, progress);
   std::optional<RunReport> earlier;
   if (!o.resume_path.empty()) {
     earlier = load_report(o.resume_path);
@@ -228,7 +226,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   const int signal = InterruptGuard::signal_seen();
   if (!swept.stopped_because.empty()) {
     report.partial = true;
-    report.partial_reason = signal != 0 ? "interrupted by " + signal_name(signal) : swept.stopped_because;
+    report.partial_reason = signal != 0 ? std::string("interrupted by ") + stop_signal_name(signal) : swept.stopped_because;
     progress << "sdpa-prof: stopped early: " << report.partial_reason << "; " << report.cases.size()
              << " cases finished\n";
   }

@@ -64,6 +64,10 @@ void install(void (*handler)(int), struct sigaction* previous) {
 
 }  // namespace
 
+const char* stop_signal_name(int signal) {
+  return signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "SIGHUP";
+}
+
 void remove_temporaries_on_signals() { install(on_fatal_signal, nullptr); }
 
 InterruptGuard::InterruptGuard() { install(on_stop_signal, g_previous); }

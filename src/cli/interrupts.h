@@ -11,6 +11,9 @@ namespace sdpa {
 
 inline constexpr int64_t kSameRequestWithinNs = 2'000'000'000;
 
+// "SIGINT", "SIGTERM" or "SIGHUP".
+const char* stop_signal_name(int signal);
+
 // Installs, for the whole process, the handlers that remove temporaries before dying.
 void remove_temporaries_on_signals();
 

@@ -42,6 +42,16 @@ bool no_cuda_device_present() {
   return err == cudaErrorNoDevice || (err == cudaSuccess && count == 0);
 }
 
+int visible_device_count(std::string& error) {
+  int count = 0;
+  if (const cudaError_t err = cudaGetDeviceCount(&count); err != cudaSuccess || count == 0) {
+    error = no_cuda_device_present() ? fmt::format("{}: none is visible", kNoDevicePresent)
+                                     : fmt::format("the CUDA driver failed: {}", cudaGetErrorString(err));
+    return 0;
+  }
+  return count;
+}
+
 bool query_device(int ordinal, DeviceInfo& info, std::string& error) {
   int count = 0;
   if (const cudaError_t err = cudaGetDeviceCount(&count); err != cudaSuccess || count == 0) {

@@ -19,6 +19,10 @@ bool no_cuda_device_present();
 
 inline constexpr const char* kNoDevicePresent = "no CUDA GPU is present";
 
+// The GPUs this process sees (CUDA_VISIBLE_DEVICES applies), without creating a context; 0 with
+// the sentence in `error` when there are none or the driver fails.
+int visible_device_count(std::string& error);
+
 // Free device memory right now, in bytes.
 std::size_t free_device_memory();
 

@@ -83,6 +83,7 @@ struct CaseResult {
   std::optional<HostCost> host;
   std::size_t measured_bytes = 0;  // device memory in use while the case ran, measured
   BackendSetup setup;              // what the backend chose and its one-time costs
+  std::string device_uuid;         // the GPU it ran on, when the result spans several (--devices)
 
   double achieved_tb_per_s() const;  // the problem's minimal bytes over the median time
 
@@ -102,11 +103,12 @@ struct Environment {
   std::string hostname;
   std::string started_at;  // ISO 8601, UTC
   uint64_t seed = 0;
-  std::optional<DeviceInfo> device;  // none for a dry run
+  std::optional<DeviceInfo> device;  // none for a dry run; the first of `devices` when there are several
   Profiler profiler;
   std::optional<Ceilings> ceilings;  // the device's measured limits, when known
   PowerSource power;                 // NVML, or why power and clock-event reasons are missing
   Profiler counters;                 // the range profiler's description, or why there are no counters
+  std::vector<DeviceInfo> devices{};  // every GPU the cases ran on, when more than one (--devices, merge)
 };
 
 // --shard K/N: which part of the sweep's cases a run holds (index 1..count).

@@ -194,6 +194,7 @@ json case_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilings) 
          {"status", status_name(c.status)},
          {"predicted_bytes", c.predicted_bytes}};
   if (!c.reason.empty()) j["reason"] = c.reason;
+  if (!c.device_uuid.empty()) j["device_uuid"] = c.device_uuid;
   if (c.verification) {
     const Verification& v = *c.verification;
     j["verification"] = {{"passed", v.passed},
@@ -239,6 +240,7 @@ CaseResult case_from_json(const JsonFields& j) {
   c.problem = problem_from_json(j.object("problem"));
   c.status = status_from_json(j);
   c.reason = j.text_or("reason", "");
+  c.device_uuid = j.text_or("device_uuid", "");
   c.predicted_bytes = static_cast<std::size_t>(j.integer_or("predicted_bytes", 0, 0, kMaxBytes));
   if (j.has("verification")) {
     const JsonFields v = j.object("verification");
@@ -271,6 +273,10 @@ json report_to_json(const RunReport& r) {
            {"command_line", e.command_line}, {"hostname", e.hostname},
            {"started_at", e.started_at},     {"seed", e.seed}};
   env["device"] = e.device ? device_to_json(*e.device) : json(nullptr);
+  if (!e.devices.empty()) {
+    env["devices"] = json::array();
+    for (const DeviceInfo& d : e.devices) env["devices"].push_back(device_to_json(d));
+  }
   env["profiler"] = {{"enabled", e.profiler.enabled}, {"description", e.profiler.description}};
   env["ceilings"] = e.ceilings ? ceilings_to_json(*e.ceilings) : json(nullptr);
   env["power"] = {{"enabled", e.power.enabled}, {"description", e.power.description}};
@@ -306,6 +312,11 @@ RunReport report_from_json(const json& doc) {
   r.environment.started_at = env.text_or("started_at", "");
   r.environment.seed = env.has("seed") ? env.unsigned_integer("seed") : 0;
   if (!env.raw("device").is_null()) r.environment.device = device_from_json(env.object("device"));
+  if (env.has("devices")) {
+    const json& devices = env.array("devices");
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      r.environment.devices.push_back(device_from_json(JsonFields(devices[i], element_path("environment.devices", i))));
+  }
   if (env.has("profiler")) {
     const JsonFields profiler = env.object("profiler");
     r.environment.profiler = Profiler{profiler.boolean("enabled"), profiler.text("description")};

@@ -17,6 +17,27 @@ namespace {
 
 std::string device_model(const RunReport& r) { return r.environment.device ? r.environment.device->name : "no GPU"; }
 
+// Parts that ran on different GPUs (of one model): the environment lists them all, and each case
+// names the one it ran on.
+void name_each_cases_device(const std::vector<NamedReport>& parts, RunReport& merged) {
+  std::vector<DeviceInfo> devices;
+  const auto add = [&](const DeviceInfo& d) {
+    if (std::none_of(devices.begin(), devices.end(), [&](const DeviceInfo& e) { return e.uuid == d.uuid; }))
+      devices.push_back(d);
+  };
+  for (const NamedReport& part : parts) {
+    for (const DeviceInfo& d : part.report.environment.devices) add(d);
+    if (part.report.environment.device) add(*part.report.environment.device);
+  }
+  if (devices.size() < 2) return;
+  merged.environment.devices = devices;
+  std::size_t at = 0;
+  for (const NamedReport& part : parts)
+    for (std::size_t i = 0; i < part.report.cases.size(); ++i, ++at)
+      if (merged.cases[at].device_uuid.empty() && part.report.environment.device)
+        merged.cases[at].device_uuid = part.report.environment.device->uuid;
+}
+
 }  // namespace
 
 std::string shard_text(const std::optional<Shard>& s) { return s ? fmt::format("{}/{}", s->index, s->count) : "none"; }
@@ -83,6 +104,7 @@ RunReport merge_reports(const std::vector<NamedReport>& parts) {
       partial.push_back(fmt::format("shard{} {} of {} missing", missing.size() > 1 ? "s" : "", fmt::join(missing, ", "),
                                     *shard_count));
   }
+  name_each_cases_device(parts, merged);
   merged.partial = !partial.empty();
   merged.partial_reason = fmt::format("{}", fmt::join(partial, "; "));
   return merged;

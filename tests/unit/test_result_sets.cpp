@@ -11,6 +11,7 @@
 #include "model/errors.h"
 #include "model/sweep.h"
 #include "recorded_results.h"
+#include "report/report.h"
 #include "report/result_sets.h"
 #include "run/runner.h"
 #include "run/shard_plan.h"
@@ -108,6 +109,26 @@ TEST(ResultSets, TwoShardsMergeToTheWholeRun) {
   const RunReport alone = merge_reports({{"a.json", first}});
   EXPECT_TRUE(alone.partial);
   EXPECT_EQ(alone.partial_reason, "shard 2 of 2 missing");
+}
+
+// Parts from two GPUs of one model (--devices): the merged result lists both, and each case
+// names the GPU it ran on; the JSON keeps both.
+TEST(ResultSets, PartsFromTwoGpusNameEachCasesGpu) {
+  const RunReport whole = test::recorded("h200-default-run1.json");
+  RunReport first = whole;
+  RunReport second = whole;
+  first.cases.resize(2);
+  second.cases.assign(whole.cases.begin() + 2, whole.cases.end());
+  second.environment.device->uuid = "GPU-second";
+  const RunReport merged = merge_reports({{"a.json", first}, {"b.json", second}});
+  ASSERT_EQ(merged.environment.devices.size(), 2u);
+  EXPECT_EQ(merged.environment.devices[1].uuid, "GPU-second");
+  EXPECT_EQ(merged.cases.front().device_uuid, whole.environment.device->uuid);
+  EXPECT_EQ(merged.cases.back().device_uuid, "GPU-second");
+  const RunReport read_back = report_from_json(report_to_json(merged));
+  EXPECT_EQ(read_back.environment.devices.size(), 2u);
+  EXPECT_EQ(read_back.cases.back().device_uuid, "GPU-second");
+  EXPECT_TRUE(merge_reports({{"a.json", first}}).environment.devices.empty());  // one GPU: no list
 }
 
 TEST(ResultSets, MergeRefusesACaseInTwoPartsAndPartsOfOtherSweeps) {
