@@ -136,15 +136,66 @@ void check_resumable(const std::string& path, const RunReport& earlier, const Ru
 
 }  // namespace
 
-int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
-  for (const std::string& note : o.notes) progress << "sdpa-prof: note: " << note << "\n";
+namespace {
+
+// The sweep's cases: every problem of the config by every backend, this shard's only.
+SweepPlan plan_of(const CliOptions& o) {
   std::vector<BackendChoice> backends = resolve_backends(o.config.backends);
   check_sweep_size(o.config, backends.size());
   SweepPlan plan{expand_problems(o.config), std::move(backends)};
-  if (o.shard) {
-    const std::vector<int> shard_of = assign_shards(plan, o.shard->count);
-    for (const int k : shard_of) plan.selected.push_back(k == o.shard->index);
+  if (o.shard)
+    for (const int k : assign_shards(plan, o.shard->count)) plan.selected.push_back(k == o.shard->index);
+  return plan;
+}
+
+// --resume FILE: its finished cases go in `report` and are not run again.
+std::optional<RunReport> take_finished_cases(const CliOptions& o, SweepPlan& plan, RunReport& report) {
+  if (o.resume_path.empty()) return std::nullopt;
+  RunReport earlier = load_report(o.resume_path);
+  report.cases = finished_cases(earlier);
+  for (const CaseResult& c : report.cases) plan.done.insert(case_key(c.backend, c.problem));
+  return earlier;
+}
+
+// --case-timeout: past it, the cases so far are written and the process ends.
+std::unique_ptr<CaseWatchdog> case_watchdog(const CliOptions& o, RunReport& report, std::mutex& cases_mutex,
+                                            const std::vector<OutputWriter>& outputs, std::ostream& progress) {
+  if (o.case_timeout_s <= 0) return nullptr;
+  return std::make_unique<CaseWatchdog>(o.case_timeout_s, [&, timeout = o.case_timeout_s](const std::string& overran) {
+    const std::lock_guard<std::mutex> lock(cases_mutex);
+    report.partial = true;
+    report.partial_reason = fmt::format("{} ran past --case-timeout {} s", overran, timeout);
+    progress << "sdpa-prof: " << report.partial_reason << "; saving the " << report.cases.size()
+             << " cases that finished\n";
+    write_all(outputs, progress);
+    std::_Exit(kExitGpuFailed);
+  });
+}
+
+// The end of a run: why it stopped early, the table, the files, and the exit code.
+int finish_run(const CliOptions& o, RunReport& report, const std::string& stopped_because,
+               const std::vector<OutputWriter>& outputs, std::ostream& out, std::ostream& progress) {
+  const int signal = InterruptGuard::signal_seen();
+  if (!stopped_because.empty()) {
+    report.partial = true;
+    report.partial_reason = signal != 0 ? std::string("interrupted by ") + stop_signal_name(signal) : stopped_because;
+    progress << "sdpa-prof: stopped early: " << report.partial_reason << "; " << report.cases.size()
+             << " cases finished\n";
   }
+  out << format_table(report, o.table);
+  if (o.kernels) out << format_kernels(report, o.table.style);
+  out.flush();  // before a file written in place on the same stream (--json /dev/stdout)
+  write_all(outputs, progress);
+  if (signal != 0) return 128 + signal;
+  if (report.partial) return kExitGpuFailed;
+  return report.any_failed() ? kExitCaseFailed : kExitOk;
+}
+
+}  // namespace
+
+int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
+  for (const std::string& note : o.notes) progress << "sdpa-prof: note: " << note << "\n";
+  SweepPlan plan = plan_of(o);
   RunReport report;
   report.shard = o.shard;
   std::unique_ptr<TimelineRecorder> timeline;
@@ -154,12 +205,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   if (o.resume_path != o.json_path) inputs.push_back(o.resume_path);
   check_writers(outputs, inputs);
   if (!o.devices.empty() || o.all_devices) return run_on_devices(o, out, progress);
-  std::optional<RunReport> earlier;
-  if (!o.resume_path.empty()) {
-    earlier = load_report(o.resume_path);
-    report.cases = finished_cases(*earlier);
-    for (const CaseResult& c : report.cases) plan.done.insert(case_key(c.backend, c.problem));
-  }
+  const std::optional<RunReport> earlier = take_finished_cases(o, plan, report);
   if (o.dry_run) {
     if (std::any_of(outputs.begin(), outputs.end(), [](const OutputWriter& w) { return !w.output.path.empty(); }))
       throw InputError(
@@ -186,20 +232,8 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
     progress << "sdpa-prof: no timeline is written to " << o.timeline_path << ": the profile is off ("
              << report.environment.profiler.description << ")\n";
   const InterruptGuard interrupts;
-
-  // The cases so far, shared with the watchdog, which saves them if a case hangs.
-  std::mutex cases_mutex;
-  std::unique_ptr<CaseWatchdog> watchdog;
-  if (o.case_timeout_s > 0)
-    watchdog = std::make_unique<CaseWatchdog>(o.case_timeout_s, [&](const std::string& overran) {
-      const std::lock_guard<std::mutex> lock(cases_mutex);
-      report.partial = true;
-      report.partial_reason = fmt::format("{} ran past --case-timeout {} s", overran, o.case_timeout_s);
-      progress << "sdpa-prof: " << report.partial_reason << "; saving the " << report.cases.size()
-               << " cases that finished\n";
-      write_all(outputs, progress);
-      std::_Exit(kExitGpuFailed);
-    });
+  std::mutex cases_mutex;  // the cases so far, shared with the watchdog
+  std::unique_ptr<CaseWatchdog> watchdog = case_watchdog(o, report, cases_mutex, outputs, progress);
 
   std::size_t done = 0;
   HostStopwatch case_clock;  // the case's whole time: setup, verification, profile, timing
@@ -222,22 +256,9 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   watchdog.reset();
   if (o.with_torch && swept.stopped_because.empty())
     for (const CaseResult& c : torch_cases(o, plan, timeline.get(), progress)) on_case(c);
-
-  const int signal = InterruptGuard::signal_seen();
-  if (!swept.stopped_because.empty()) {
-    report.partial = true;
-    report.partial_reason = signal != 0 ? std::string("interrupted by ") + stop_signal_name(signal) : swept.stopped_because;
-    progress << "sdpa-prof: stopped early: " << report.partial_reason << "; " << report.cases.size()
-             << " cases finished\n";
-  }
-  out << format_table(report, o.table);
-  if (o.kernels) out << format_kernels(report, o.table.style);
-  out.flush();  // before a file written in place on the same stream (--json /dev/stdout)
-  write_all(outputs, progress);
+  const int code = finish_run(o, report, swept.stopped_because, outputs, out, progress);
   if (const std::string said = journal.summary(); !said.empty()) progress << said << "\n";
-  if (signal != 0) return 128 + signal;
-  if (report.partial) return kExitGpuFailed;
-  return report.any_failed() ? kExitCaseFailed : kExitOk;
+  return code;
 }
 
 int trace_command(const CliOptions& o, std::ostream& out, std::ostream& progress) {
