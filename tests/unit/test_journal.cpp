@@ -1,0 +1,62 @@
+// The journal: the --json file after every case, readable and marked partial until the end.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/journal.h"
+#include "recorded_results.h"
+#include "report/report.h"
+
+namespace fs = std::filesystem;
+
+namespace sdpa {
+namespace {
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / fmt::format("sdpa-journal-{}", getpid());
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+RunReport read(const fs::path& path) {
+  std::ifstream in(path);
+  return report_from_json(nlohmann::json::parse(in));
+}
+
+TEST(Journal, EachWriteIsAReadablePartialResultWithTheCasesSoFar) {
+  const TempDir dir;
+  const fs::path path = dir.path / "out.json";
+  const RunReport whole = test::recorded("h200-default-run1.json");
+  RunReport report = whole;
+  report.cases.clear();
+  Journal journal(path.string());
+  for (std::size_t i = 0; i < 3; ++i) {
+    report.cases.push_back(whole.cases[i]);
+    journal.write(report);
+    const RunReport on_disk = read(path);
+    EXPECT_EQ(on_disk.cases.size(), i + 1);
+    EXPECT_TRUE(on_disk.partial);
+    EXPECT_EQ(on_disk.partial_reason,
+              fmt::format("the sweep was still running after {} cases (the journal, written after each case)", i + 1));
+  }
+  EXPECT_FALSE(report.partial) << "the journal marks the file, not the run";
+  EXPECT_NE(journal.summary().find("journal: 3 writes to " + path.string()), std::string::npos) << journal.summary();
+}
+
+TEST(Journal, NoJournalWithoutAFileOrOnADevice) {
+  RunReport report = test::recorded("h200-default-run1.json");
+  Journal none("");
+  none.write(report);
+  EXPECT_EQ(none.summary(), "");
+  Journal device("/dev/null");  // written once at the end, never rewritten case by case
+  device.write(report);
+  EXPECT_EQ(device.summary(), "");
+}
+
+}  // namespace
+}  // namespace sdpa
