@@ -34,7 +34,7 @@ TEST(Journal, EachWriteIsAReadablePartialResultWithTheCasesSoFar) {
   const RunReport whole = test::recorded("h200-default-run1.json");
   RunReport report = whole;
   report.cases.clear();
-  Journal journal(path.string());
+  Journal journal(path.string(), 1e9);  // any cost is within its share: every case is written
   for (std::size_t i = 0; i < 3; ++i) {
     report.cases.push_back(whole.cases[i]);
     journal.write(report);
@@ -42,10 +42,28 @@ TEST(Journal, EachWriteIsAReadablePartialResultWithTheCasesSoFar) {
     EXPECT_EQ(on_disk.cases.size(), i + 1);
     EXPECT_TRUE(on_disk.partial);
     EXPECT_EQ(on_disk.partial_reason,
-              fmt::format("the sweep was still running after {} cases (the journal, written after each case)", i + 1));
+              fmt::format("the sweep was still running after {} cases (the journal)", i + 1));
   }
   EXPECT_FALSE(report.partial) << "the journal marks the file, not the run";
-  EXPECT_NE(journal.summary().find("journal: 3 writes to " + path.string()), std::string::npos) << journal.summary();
+  EXPECT_NE(journal.summary().find("journal: 3 writes for 3 cases to " + path.string()), std::string::npos)
+      << journal.summary();
+}
+
+// A journal whose writes cost more than their share of the time between cases writes less often:
+// with no share at all, only the first case is written.
+TEST(Journal, CostlyWritesWaitForMoreCases) {
+  const TempDir dir;
+  const fs::path path = dir.path / "out.json";
+  const RunReport whole = test::recorded("h200-default-run1.json");
+  RunReport report = whole;
+  report.cases.clear();
+  Journal journal(path.string(), 0.0);
+  for (std::size_t i = 0; i < 3; ++i) {
+    report.cases.push_back(whole.cases[i]);
+    journal.write(report);
+  }
+  EXPECT_EQ(read(path).cases.size(), 1u);
+  EXPECT_NE(journal.summary().find("journal: 1 writes for 3 cases"), std::string::npos) << journal.summary();
 }
 
 TEST(Journal, NoJournalWithoutAFileOrOnADevice) {
