@@ -13,7 +13,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 
 #include "backends/backend.h"
 #include "cli/case_watchdog.h"
@@ -25,7 +24,6 @@
 #include "cli/timeline_output.h"
 #include "compare/comparison.h"
 #include "io/ceilings_file.h"
-#include "io/json_input.h"
 #include "measure/ceilings.h"
 #include "profile/host_cost.h"
 #include "report/report.h"
@@ -37,15 +35,6 @@
 
 namespace sdpa {
 namespace {
-
-RunReport load_report(const std::string& path) {
-  const nlohmann::json j = read_untrusted_json_file(path);
-  try {
-    return report_from_json(j);
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("{}: {}", path, e.what()));
-  }
-}
 
 // --timeline FILE: written by the recorder, when there is one, and checked with the other outputs
 // before the run.
@@ -101,10 +90,6 @@ std::vector<CaseResult> torch_cases(const CliOptions& o, const SweepPlan& plan, 
   return std::move(run.cases);
 }
 
-}  // namespace
-
-namespace {
-
 TimingOptions timing_options(const CliOptions& o, const Nvml* nvml) {
   TimingOptions timing;
   timing.warmup = o.config.warmup;
@@ -134,10 +119,6 @@ void check_resumable(const std::string& path, const RunReport& earlier, const Ru
   if (!why.empty()) throw InputError(fmt::format("--resume {}: it measured another sweep: {}", path, why));
 }
 
-}  // namespace
-
-namespace {
-
 // The sweep's cases: every problem of the config by every backend, this shard's only.
 SweepPlan plan_of(const CliOptions& o) {
   std::vector<BackendChoice> backends = resolve_backends(o.config.backends);
@@ -151,7 +132,7 @@ SweepPlan plan_of(const CliOptions& o) {
 // --resume FILE: its finished cases go in `report` and are not run again.
 std::optional<RunReport> take_finished_cases(const CliOptions& o, SweepPlan& plan, RunReport& report) {
   if (o.resume_path.empty()) return std::nullopt;
-  RunReport earlier = load_report(o.resume_path);
+  RunReport earlier = read_report_file(o.resume_path);
   report.cases = finished_cases(earlier);
   for (const CaseResult& c : report.cases) plan.done.insert(case_key(c.backend, c.problem));
   return earlier;
@@ -334,8 +315,8 @@ int compare_command(const CliOptions& o, std::ostream& out, std::ostream& err) {
   Comparison comparison;
   const std::vector<OutputWriter> outputs = comparison_writers(o, comparison, base, next);
   check_writers(outputs, o.files);
-  base = load_report(o.files.at(0));
-  next = load_report(o.files.at(1));
+  base = read_report_file(o.files.at(0));
+  next = read_report_file(o.files.at(1));
   comparison = compare_reports(base, next, o.threshold, o.strict_clock);
   const auto compared = std::count_if(comparison.cases.begin(), comparison.cases.end(), [](const CaseComparison& c) {
     return c.verdict != Verdict::only_in_base && c.verdict != Verdict::only_in_new;
@@ -357,7 +338,7 @@ int report_command(const CliOptions& o, std::ostream& out, std::ostream& progres
   RunReport report;
   const std::vector<OutputWriter> outputs = report_writers(o, report);
   check_writers(outputs, o.files);
-  report = load_report(o.files.at(0));
+  report = read_report_file(o.files.at(0));
   if (o.format == "md") {
     out << format_markdown(report);
   } else if (o.format == "csv") {
@@ -379,7 +360,7 @@ int merge_command(const CliOptions& o, std::ostream& out, std::ostream& progress
     throw InputError("merge: name the merged result's file: --json FILE (and --csv, --md, --html as wanted)");
   check_writers(outputs, o.files);
   std::vector<NamedReport> parts;
-  for (const std::string& path : o.files) parts.push_back({path, load_report(path)});
+  for (const std::string& path : o.files) parts.push_back({path, read_report_file(path)});
   merged = merge_reports(parts);
   out << fmt::format("merged {} files: {} cases{}\n", parts.size(), merged.cases.size(),
                      merged.partial ? fmt::format(", partial: {}", merged.partial_reason) : "");

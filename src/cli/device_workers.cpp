@@ -16,12 +16,10 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/interrupts.h"
 #include "cli/output_writers.h"
 #include "gpu/device_query.h"
-#include "io/json_input.h"
 #include "model/errors.h"
 #include "report/report.h"
 #include "report/result_sets.h"
@@ -216,7 +214,7 @@ int run_on_devices(const CliOptions& o, std::ostream& out, std::ostream& progres
 
   std::vector<NamedReport> parts;
   for (const Worker& w : workers)
-    if (fs::exists(w.part_path)) parts.push_back({fmt::format("GPU {}'s part", w.device), report_from_json(read_untrusted_json_file(w.part_path))});
+    if (fs::exists(w.part_path)) parts.push_back({fmt::format("GPU {}'s part", w.device), read_report_file(w.part_path)});
   if (parts.empty()) {
     progress << "sdpa-prof: no worker wrote a result" << (stopped.empty() ? "" : ": " + stopped) << "\n";
     return kExitGpuFailed;

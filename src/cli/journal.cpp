@@ -1,12 +1,9 @@
 #include "cli/journal.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <utility>
 
 #include <fmt/format.h>
-
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
@@ -14,17 +11,9 @@
 #include "report/report.h"
 
 namespace sdpa {
-namespace {
-
-bool regular_or_absent(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode);
-}
-
-}  // namespace
 
 Journal::Journal(std::string path, double max_share) : max_share_(max_share) {
-  if (!path.empty() && regular_or_absent(path)) path_ = std::move(path);
+  if (!path.empty() && !written_in_place(path)) path_ = std::move(path);
 }
 
 void Journal::write(RunReport& report) {

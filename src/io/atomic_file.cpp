@@ -134,6 +134,8 @@ bool is_device(const std::string& path) {
 
 }  // namespace
 
+bool written_in_place(const std::string& path) { return target_kind(path) != TargetKind::regular_or_new; }
+
 void remove_temporaries_from_signal_handler() {
   for (TemporarySlot& t : g_temporaries)
     if (t.used.load()) ::unlink(t.path);

@@ -26,6 +26,10 @@ void check_outputs(const std::vector<OutputPath>& outputs, const std::vector<std
 // Throws InputError when `path` cannot be written (checked before a sweep starts): its folder is
 // not writable, its name is too long, or it is a directory, a socket or a block device.
 void check_writable(const std::string& path);
+// Whether write_file_atomically writes `path` in place (a character device or a FIFO:
+// /dev/null, /dev/stdout on a pipe) instead of replacing it whole. Throws InputError for a target
+// it would refuse (a directory, a socket).
+bool written_in_place(const std::string& path);
 // Writes `content` to `path` atomically; throws InputError on failure, leaving no partial file.
 // When `path` is a symbolic link, the file it points to is replaced, not the link.
 void write_file_atomically(const std::string& path, const std::string& content);

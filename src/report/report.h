@@ -58,6 +58,8 @@ std::string setup_text(const BackendSetup& setup);
 nlohmann::json report_to_json(const RunReport& report);
 // Reads what report_to_json wrote; throws InputError naming what is missing or wrong.
 RunReport report_from_json(const nlohmann::json& j);
+// A result file, read as hostile input; errors name the file.
+RunReport read_report_file(const std::string& path);
 
 // Baseline against new, as an aligned table (regressions in colour when the style allows),
 // Markdown (for a pull-request comment), JSON, and an HTML page with both runs' environments.

@@ -357,4 +357,13 @@ RunReport report_from_json(const json& doc) {
   return r;
 }
 
+RunReport read_report_file(const std::string& path) {
+  const json j = read_untrusted_json_file(path);
+  try {
+    return report_from_json(j);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
 }  // namespace sdpa
