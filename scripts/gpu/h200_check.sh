@@ -17,6 +17,9 @@
 #              merged equal the unsharded sweep's case list                              (~90)
 #   devices    --devices 0,0 on the one GPU: two workers, their parts merged, the same case
 #              list as one worker's run; a SIGINT to the parent keeps what finished (~60)
+#   backward   the gradient tests (reference backward against fp64, every backend's dQ, dK,
+#              dV at odd sizes), then configs/backward.json with PyTorch's paths: kernels
+#              per backward, times, TFLOP/s; and the README's --pass fwd,bwd job timed    (~150)
 #   interrupt  SIGINT two cases into --backend all --seq 1024,2048,4096                   (~20)
 #   cudnn-all  every cuDNN engine config at S4096 D128, compared with itself              (~30)
 #   cudnn      cudnn_check.sh: cudnn and flash swept, PyTorch's cuDNN path, every engine
@@ -206,6 +209,17 @@ part_default() {
   return $((a != 0 || b != 0))
 }
 part_sanitize() { LOG_DIR=$1 BUILD=build scripts/gpu/sanitize.sh; }
+part_backward() {
+  build/tests/sdpa_gpu_tests --gtest_filter='ReferenceBackwardVsCpu.*:GradientVerification.*:Backends.Gradients*' \
+    >"$1/gpu_tests.log" 2>&1; local a=$?
+  grep -hE "^\[  (PASSED|FAILED) |Failure|Expected|Which is" "$1/gpu_tests.log" | head -20
+  $tool --config configs/backward.json --with-torch --json "$1/backward.json" >"$1/backward.txt" 2>&1; local b=$?
+  tail -40 "$1/backward.txt"
+  local began=$SECONDS
+  $tool --backend all --seq 4096 --pass fwd,bwd >"$1/main_job_bwd.txt" 2>&1; local c=$?
+  echo "tests rc=$a; preset rc=$b; --backend all --seq 4096 --pass fwd,bwd rc=$c in $((SECONDS - began)) s"
+  return $((a != 0 || b != 0 || c != 0))
+}
 
 parts=("$@")
 [ ${#parts[@]} -eq 0 ] && parts=("${default[@]}")

@@ -1,5 +1,5 @@
 """The problem part of sdpa-prof's case range names, as model/range_name.cpp writes it:
-B8_H16[_Hkv2]_S1024[_Skv4096]_D64_bf16[_causal][_scale0.125]. Kept free of torch so that the
+B8_H16[_Hkv2]_S1024[_Skv4096]_D64_bf16[_causal][_scale0.125][_bwd|_fwd+bwd]. Kept free of torch so that the
 unit tests can hold it against the C++ writer (test_range_name.cpp)."""
 
 
@@ -11,7 +11,11 @@ def scale_text(text):
     return repr(value)
 
 
-def problem_label(batch, heads, kv_heads, seq, seq_kv, head_dim, dtype, causal, scale=None):
+PASSES = ("fwd", "bwd", "fwd+bwd")
+
+
+def problem_label(batch, heads, kv_heads, seq, seq_kv, head_dim, dtype, causal, scale=None,
+                  pass_name="fwd"):
     s = f"B{batch}_H{heads}"
     if kv_heads != heads:
         s += f"_Hkv{kv_heads}"
@@ -19,10 +23,17 @@ def problem_label(batch, heads, kv_heads, seq, seq_kv, head_dim, dtype, causal, 
     if seq_kv != seq:
         s += f"_Skv{seq_kv}"
     s += f"_D{head_dim}_{dtype}" + ("_causal" if causal else "")
-    return s + (f"_scale{scale_text(scale)}" if scale is not None else "")
+    s += f"_scale{scale_text(scale)}" if scale is not None else ""
+    if pass_name not in PASSES:
+        raise ValueError(f"expected a pass of {', '.join(PASSES)}, got {pass_name!r}")
+    # The forward is the pass a name without one means.
+    return s + (f"_{pass_name}" if pass_name != "fwd" else "")
 
 
 if __name__ == "__main__":
     import sys
     args = sys.argv[1:]
-    print(problem_label(*map(int, args[:6]), args[6], args[7] == "causal", args[8] if len(args) > 8 else None))
+    # batch heads kv_heads seq seq_kv head_dim dtype causal|full [scale|''] [pass]
+    scale = args[8] if len(args) > 8 and args[8] else None
+    print(problem_label(*map(int, args[:6]), args[6], args[7] == "causal", scale,
+                        args[9] if len(args) > 9 else "fwd"))

@@ -2,11 +2,12 @@
 """PyTorch's own attention paths, each forward in an NVTX range that `sdpa-prof trace` reads.
 
 Runs PyTorch's naive attention (out-of-place and in-place masked fill) and
-scaled_dot_product_attention with each backend (math, efficient, flash, cudnn) under
-torch.no_grad(), on the shape given with sdpa-prof's own flags. Each backend: a warm-up, a few
-forwards each in the range sdpa-prof/torch:<backend>/<problem>/fwd<i> (the grammar of the README,
-"trace"), then timed samples like `sdpa-prof run` times them (L2 flushed before each sample,
-CUDA events, median). Under `sdpa-prof trace` (SDPA_PROF_RESULTS set) the times, the skips with
+scaled_dot_product_attention with each backend (math, efficient, flash, cudnn) on the shape given
+with sdpa-prof's own flags: the forward under torch.no_grad() (--pass fwd), autograd's backward of
+a saved forward (--pass bwd), or both as a training step (--pass fwd+bwd), with a fixed dO. Each
+backend: a warm-up, a few calls each in the range sdpa-prof/torch:<backend>/<problem>/fwd<i> (the
+grammar of the README, "trace"), then timed samples like `sdpa-prof run` times them (L2 flushed
+before each sample, CUDA events, median). Under `sdpa-prof trace` (SDPA_PROF_RESULTS set) the times, the skips with
 PyTorch's reasons and the torch and cuDNN versions go to the file it names; alone, a table.
 
     sdpa-prof trace --kernels -- python3 share/sdpa-prof/torch_sdpa.py --seq 1024
@@ -39,7 +40,7 @@ DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 def problem_label(a):
     """The problem part of a case range: B8_H16_S1024_D64_bf16_causal (range_label.py)."""
     return range_label.problem_label(a.batch, a.heads, a.kv_heads, a.seq, a.seq_kv, a.head_dim, a.dtype, a.causal,
-                                     a.scale)
+                                     a.scale, a.pass_name)
 
 
 def forward_fn(backend, q, k, v, mask, causal, scale):
@@ -53,6 +54,31 @@ def forward_fn(backend, q, k, v, mask, causal, scale):
         with sdpa_kernel(SDPA_BACKENDS[backend]):
             return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa, scale=scale)
     return run
+
+
+def pass_fn(pass_name, forward, inputs, d_out):
+    """What a call of the pass runs: the forward, the backward of one saved forward, or both."""
+    if pass_name == "fwd":
+        return forward
+
+    def clear_grads():  # a .grad left from the last call would add an accumulation kernel
+        for t in inputs:
+            t.grad = None
+
+    if pass_name == "bwd":
+        saved = []
+
+        def backward():
+            if not saved:  # the first call (refusal's, outside every range) runs the forward it keeps
+                saved.append(forward())
+            clear_grads()
+            saved[0].backward(d_out, retain_graph=True)
+        return backward
+
+    def forward_backward():
+        clear_grads()
+        forward().backward(d_out)
+    return forward_backward
 
 
 def refusal(fn):
@@ -115,6 +141,8 @@ def parse_args():
     ap.add_argument("--dtype", choices=sorted(DTYPES), default="bf16")
     ap.add_argument("--causal", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument("--scale", type=scale_arg, help="softmax scale (default: 1/sqrt(head dim))")
+    ap.add_argument("--pass", dest="pass_name", choices=range_label.PASSES, default="fwd",
+                    help="fwd, bwd (autograd's backward of a saved forward) or fwd+bwd")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--forwards", type=positive, default=3, help="forwards in case ranges (the profile)")
     ap.add_argument("--samples", type=positive, default=30, help="timed forwards")
@@ -137,19 +165,23 @@ def main():
         print("torch_sdpa.py: PyTorch sees no CUDA device", file=sys.stderr)
         return 3
     dtype = DTYPES[a.dtype]
-    q = torch.randn(a.batch, a.heads, a.seq, a.head_dim, device="cuda", dtype=dtype)
-    k, v = (torch.randn(a.batch, a.kv_heads, a.seq_kv, a.head_dim, device="cuda", dtype=dtype) for _ in range(2))
+    grads = a.pass_name != "fwd"
+    q = torch.randn(a.batch, a.heads, a.seq, a.head_dim, device="cuda", dtype=dtype, requires_grad=grads)
+    k, v = (torch.randn(a.batch, a.kv_heads, a.seq_kv, a.head_dim, device="cuda", dtype=dtype, requires_grad=grads)
+            for _ in range(2))
+    d_out = torch.randn_like(q, requires_grad=False) if grads else None
     mask = torch.ones(a.seq, a.seq_kv, device="cuda", dtype=torch.bool).triu(1) if a.causal else None
     # Twice the L2, written before each sample, as sdpa-prof's own flush does.
     flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size // 4, device="cuda", dtype=torch.int32)
     source = f"pytorch {torch.__version__}"
     cases = []
-    with torch.no_grad():
+    with torch.set_grad_enabled(grads):
         for name in a.backends:
             try:
                 if name == "cudnn":  # asked only here: a broken cuDNN fails torch:cudnn alone
                     source += f", cuDNN {torch.backends.cudnn.version()}"
-                cases.append(run_backend(name, forward_fn(name, q, k, v, mask, a.causal, a.scale), a, flush))
+                forward = forward_fn(name, q, k, v, mask, a.causal, a.scale)
+                cases.append(run_backend(name, pass_fn(a.pass_name, forward, (q, k, v), d_out), a, flush))
             except Exception as e:  # the path failed: its row says why, the others still run
                 last_line = (str(e).strip().splitlines() or [type(e).__name__])[-1]
                 cases.append({"range": f"sdpa-prof/torch:{name}/{problem_label(a)}", "status": "failed",

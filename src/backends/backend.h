@@ -25,6 +25,15 @@ struct AttentionTensors {
   void* o;
 };
 
+// The backward's tensors: dO in ([B, Hq, Sq, D]); dQ out ([B, Hq, Sq, D]), dK and dV out
+// ([B, Hkv, Skv, D], each summed over the query heads that share its key/value head).
+struct GradientTensors {
+  const void* d_out;
+  void* dq;
+  void* dk;
+  void* dv;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -32,6 +41,10 @@ class Backend {
   virtual void prepare(const Problem& problem, cudaStream_t stream) = 0;
   // One forward pass, enqueued on `stream`.
   virtual void run(const AttentionTensors& tensors, cudaStream_t stream) = 0;
+  // One backward pass of the last run() on the same tensors, enqueued on `stream`, from `grads`'
+  // dO and what that forward kept (P, or the softmax statistics). Called only for a problem whose
+  // pass has a backward, on a backend whose entry has one (no_backward_reason empty).
+  virtual void backward(const AttentionTensors& tensors, const GradientTensors& grads, cudaStream_t stream);
   // What the backend chose for the prepared problem and what its setup cost (cuDNN: engine,
   // knobs, plan build times); empty for backends that choose nothing.
   virtual BackendSetup setup() const { return {}; }
@@ -45,6 +58,9 @@ struct BackendEntry {
   std::string_view archs;      // what `list` prints
   // Empty when this binary can run the backend; otherwise why it cannot.
   std::string_view not_built_reason;
+  // Empty when the backend has a backward pass (--pass bwd, fwd+bwd); otherwise why not, as
+  // "<name> <reason>" reads.
+  std::string_view no_backward_reason = "has no backward pass in this version";
   // A reason when the backend cannot run `problem` on `device`, nullopt when it can.
   std::optional<std::string> (*unsupported)(const Problem& problem, const DeviceInfo& device);
   // Device memory the backend allocates in prepare(), beyond Q, K, V and O.
@@ -62,10 +78,15 @@ struct BackendEntry {
   std::string_view pytorch_path = {};
 
   bool built() const { return not_built_reason.empty(); }
+  bool has_backward() const { return no_backward_reason.empty(); }
 };
 
 std::span<const BackendEntry> backend_registry();
 const BackendEntry* find_backend(std::string_view name);
+
+// "bwd: flash has no backward pass in this version" when `problem`'s pass needs a backward that
+// `entry` lacks; nullopt otherwise. Needs no device: a dry run says it too.
+std::optional<std::string> pass_unsupported(const BackendEntry& entry, const Problem& problem);
 
 // One entry of --backend: a backend, and whether to run each of its variants ("cudnn:all").
 struct BackendChoice {

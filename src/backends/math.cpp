@@ -7,6 +7,7 @@
 #include "gpu/device_buffer.h"
 #include "elementwise.h"
 #include "softmax.h"
+#include "softmax_backward.h"
 #include "backends/unfused.h"
 
 namespace sdpa {
@@ -38,6 +39,11 @@ class MathBackend final : public Backend {
       keep_ = DeviceBuffer(mask_elems);
       hide_ = DeviceBuffer(mask_elems);
       additive_mask_ = DeviceBuffer(floats(p_.seq_q * p_.seq_kv));
+    }
+    if (p_.has_backward()) {
+      d_out32_ = DeviceBuffer(floats(p_.q_elements()));
+      dk32_ = DeviceBuffer(floats(p_.kv_elements()));
+      dv32_ = DeviceBuffer(floats(p_.kv_elements()));
     }
   }
 
@@ -76,6 +82,32 @@ class MathBackend final : public Backend {
     SDPA_CHECK_CUDA(launch_cast_from_float(p_.dtype, out32_.as<float>(), t.o, nq, s));
   }
 
+  // Autograd through that graph, last op first: the downcast's backward (an upcast of dO), P V's
+  // matmul (dP = dO V^T, dV = P^T dO), _safe_softmax's (_softmax_backward_data; the mask's add
+  // passes the gradient through), the scaled Q K^T's matmul (d(q s) = dS (k s), d(k s) =
+  // dS^T (q s)), the two sqrt(scale) multiplies, and the upcasts' backward (downcasts). The saved
+  // P (scores_), scaled q and k, and v are the forward's own buffers; probs_ and out32_ are free.
+  void backward(const AttentionTensors&, const GradientTensors& g, cudaStream_t s) override {
+    const int64_t nq = p_.q_elements();
+    const int64_t nkv = p_.kv_elements();
+    const float sqrt_scale = static_cast<float>(std::sqrt(p_.softmax_scale()));
+    constexpr GemmPrecision kPrecision = GemmPrecision::fp32_simt;
+    float* d_scores = probs_.as<float>();
+    float* dq32 = out32_.as<float>();
+    SDPA_CHECK_CUDA(launch_cast_to_float(p_.dtype, g.d_out, d_out32_.as<float>(), nq, s));
+    gemm_scores(cublas_.get(), kPrecision, p_, d_out32_.get(), v32_.get(), d_scores, s);
+    gemm_key_grads(cublas_.get(), kPrecision, p_, scores_.get(), d_out32_.get(), dv32_.get(), s);
+    SDPA_CHECK_CUDA(launch_softmax_backward_rows_float(scores_.as<float>(), d_scores, d_scores,
+                                                       p_.batch * p_.heads * p_.seq_q, p_.seq_kv, s));
+    gemm_values(cublas_.get(), kPrecision, p_, d_scores, k32_.get(), dq32, s);
+    gemm_key_grads(cublas_.get(), kPrecision, p_, d_scores, q32_.get(), dk32_.get(), s);
+    SDPA_CHECK_CUDA(launch_scale_float(dq32, dq32, nq, sqrt_scale, s));
+    SDPA_CHECK_CUDA(launch_scale_float(dk32_.as<float>(), dk32_.as<float>(), nkv, sqrt_scale, s));
+    SDPA_CHECK_CUDA(launch_cast_from_float(p_.dtype, dq32, g.dq, nq, s));
+    SDPA_CHECK_CUDA(launch_cast_from_float(p_.dtype, dk32_.as<float>(), g.dk, nkv, s));
+    SDPA_CHECK_CUDA(launch_cast_from_float(p_.dtype, dv32_.as<float>(), g.dv, nkv, s));
+  }
+
  private:
   // attn_mask = ones(L, S, bool).tril(); where(attn_mask.logical_not(), -inf, scalar_tensor(0))
   void build_additive_mask(float* mask_zero, cudaStream_t s) {
@@ -93,6 +125,7 @@ class MathBackend final : public Backend {
   DeviceBuffer q32_, k32_, v32_, out32_;
   DeviceBuffer scores_, probs_, is_neg_inf_, row_all_masked_, scalars_;
   DeviceBuffer ones_, keep_, hide_, additive_mask_;
+  DeviceBuffer d_out32_, dk32_, dv32_;  // the backward's own
 };
 
 std::size_t math_workspace(const Problem& p) {
@@ -100,18 +133,23 @@ std::size_t math_workspace(const Problem& p) {
   const auto mask = static_cast<std::size_t>(p.seq_q * p.seq_kv);
   return floats(2 * p.q_elements() + 2 * p.kv_elements()) + n * (2 * sizeof(float) + 1) +
          static_cast<std::size_t>(p.batch * p.heads * p.seq_q) + floats(3) +
-         (p.causal ? mask * (3 + sizeof(float)) : 0);
+         (p.causal ? mask * (3 + sizeof(float)) : 0) +
+         (p.has_backward() ? floats(p.q_elements() + 2 * p.kv_elements()) : 0);
 }
 
 }  // namespace
 
 const BackendEntry& math_backend_entry() {
-  static const BackendEntry entry = unfused_backend_entry(
-      "math",
-      "PyTorch's math path: fp32 upcast, mask rebuilt per call, fp32 SIMT GEMMs, safe softmax",
-      math_workspace, [](const std::string&) -> std::unique_ptr<Backend> {
-        return std::make_unique<MathBackend>();
-      });
+  static const BackendEntry entry = [] {
+    BackendEntry e = unfused_backend_entry(
+        "math",
+        "PyTorch's math path: fp32 upcast, mask rebuilt per call, fp32 SIMT GEMMs, safe softmax",
+        math_workspace, [](const std::string&) -> std::unique_ptr<Backend> {
+          return std::make_unique<MathBackend>();
+        });
+    e.no_backward_reason = "";
+    return e;
+  }();
   return entry;
 }
 

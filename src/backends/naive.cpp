@@ -7,6 +7,7 @@
 #include "gpu/device_buffer.h"
 #include "elementwise.h"
 #include "softmax.h"
+#include "softmax_backward.h"
 #include "backends/unfused.h"
 
 namespace sdpa {
@@ -29,6 +30,8 @@ class NaiveBackend final : public Backend {
       // The mask is an input the caller built once, as a model would: not part of the forward.
       mask_ = DeviceBuffer(static_cast<std::size_t>(p_.seq_q * p_.seq_kv));
       SDPA_CHECK_CUDA(launch_causal_mask(mask_.as<bool>(), p_.seq_q, p_.seq_kv, stream));
+      // The backward's masked fill is out of place whichever fill the forward ran.
+      if (p_.has_backward()) masked_grads_ = DeviceBuffer(score_bytes);
     }
   }
 
@@ -52,6 +55,32 @@ class NaiveBackend final : public Backend {
     SDPA_CHECK_CUDA(launch_softmax_rows(p_.dtype, probs_in, probs, p_.batch * p_.heads * p_.seq_q,
                                         p_.seq_kv, stream));
     gemm_values(cublas_.get(), GemmPrecision::tensor_core_16bit, p_, probs, t.v, t.o, stream);
+    probs_ = probs;
+    free_scores_ = probs_in;  // the softmax's input: the backward does not need it
+  }
+
+  // As autograd runs the forward's graph backwards: P V's matmul (dP = dO V^T, dV = P^T dO),
+  // the softmax, the masked fill (grad.masked_fill(mask, 0), out of place for either forward
+  // fill: a copy, then the fill), the scale, then Q K^T's matmul (dQ = dS K, dK = dS^T Q).
+  void backward(const AttentionTensors& t, const GradientTensors& g, cudaStream_t stream) override {
+    const int64_t n = p_.score_elements();
+    constexpr GemmPrecision kPrecision = GemmPrecision::tensor_core_16bit;
+    void* d_probs = free_scores_;
+    gemm_scores(cublas_.get(), kPrecision, p_, g.d_out, t.v, d_probs, stream);
+    gemm_key_grads(cublas_.get(), kPrecision, p_, probs_, g.d_out, g.dv, stream);
+    SDPA_CHECK_CUDA(launch_softmax_backward_rows(p_.dtype, probs_, d_probs, d_probs,
+                                                 p_.batch * p_.heads * p_.seq_q, p_.seq_kv, stream));
+    void* d_scores = d_probs;
+    if (p_.causal) {
+      SDPA_CHECK_CUDA(cudaMemcpyAsync(masked_grads_.get(), d_probs, masked_grads_.bytes(),
+                                      cudaMemcpyDeviceToDevice, stream));
+      SDPA_CHECK_CUDA(launch_masked_fill(p_.dtype, masked_grads_.get(), mask_.as<bool>(), n,
+                                         p_.seq_q * p_.seq_kv, 0.f, stream));
+      d_scores = masked_grads_.get();
+    }
+    SDPA_CHECK_CUDA(launch_scale(p_.dtype, d_scores, d_scores, n, static_cast<float>(p_.softmax_scale()), stream));
+    gemm_values(cublas_.get(), kPrecision, p_, d_scores, t.k, g.dq, stream);
+    gemm_key_grads(cublas_.get(), kPrecision, p_, d_scores, t.q, g.dk, stream);
   }
 
  private:
@@ -61,11 +90,16 @@ class NaiveBackend final : public Backend {
   DeviceBuffer scores_;
   DeviceBuffer scaled_;
   DeviceBuffer mask_;
+  DeviceBuffer masked_grads_;
+  void* probs_ = nullptr;        // P, kept by the last forward for the backward
+  void* free_scores_ = nullptr;  // the other score buffer, free after the forward
 };
 
 std::size_t naive_workspace(const Problem& p) {
   const std::size_t mask = p.causal ? static_cast<std::size_t>(p.seq_q * p.seq_kv) : 0;
-  return 2 * static_cast<std::size_t>(p.score_elements()) * dtype_bytes(p.dtype) + mask;
+  // The backward reuses the forward's two score buffers (P and dP), plus one for the masked fill's copy.
+  const int score_buffers = 2 + (p.causal && p.has_backward() ? 1 : 0);
+  return score_buffers * static_cast<std::size_t>(p.score_elements()) * dtype_bytes(p.dtype) + mask;
 }
 
 // The scores' trips through DRAM per forward, kernel by kernel: Q K^T writes them (1), scale
@@ -91,6 +125,7 @@ BackendEntry naive_entry(std::string_view name, std::string_view summary, Masked
                          return std::make_unique<NaiveBackend>(MaskedFill::in_place);
                        };
   entry.kernel_dram_bytes = naive_kernel_dram_bytes;
+  entry.no_backward_reason = "";
   return entry;
 }
 

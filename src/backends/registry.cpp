@@ -1,6 +1,7 @@
 #include "backends/backend.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -14,6 +15,16 @@
 #include "backends/naive.h"
 
 namespace sdpa {
+
+void Backend::backward(const AttentionTensors&, const GradientTensors&, cudaStream_t) {
+  // The runner admits a backward case only for an entry with a backward: reaching here is a bug.
+  throw std::logic_error("backward() called on a backend without a backward pass");
+}
+
+std::optional<std::string> pass_unsupported(const BackendEntry& entry, const Problem& problem) {
+  if (!problem.has_backward() || entry.has_backward()) return std::nullopt;
+  return fmt::format("{}: {} {}", pass_name(problem.pass), entry.name, entry.no_backward_reason);
+}
 
 std::span<const BackendEntry> backend_registry() {
   static const BackendEntry entries[] = {

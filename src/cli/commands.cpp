@@ -58,6 +58,7 @@ void print_dry_run(const SweepPlan& plan, std::ostream& out) {
       const BackendEntry& e = *c.entry;
       std::string note = e.built() ? "" : fmt::format("not built: {}", e.not_built_reason);
       if (c.every_variant && e.built()) note = "one case per variant, listed when it runs";
+      if (const auto why = pass_unsupported(e, p); why && e.built()) note = "skipped: " + *why;
       out << fmt::format("{:<14} {:<26} {:<5} {:<6} {:>12}  {}\n", c.every_variant ? std::string(e.name) + ":all" : std::string(e.name),
                          p.shape_label(), dtype_name(p.dtype), p.causal ? "yes" : "no",
                          gib_text(predicted_case_bytes(p, e)), note);
@@ -370,11 +371,11 @@ int merge_command(const CliOptions& o, std::ostream& out, std::ostream& progress
 }
 
 int list_command(std::ostream& out) {
-  out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {}\n", "backend", "built", "dtypes", "head dims",
-                     "archs", "what it is");
+  out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {:<8} {}\n", "backend", "built", "dtypes", "head dims",
+                     "archs", "passes", "what it is");
   for (const BackendEntry& e : backend_registry())
-    out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {}{}\n", e.name, e.built() ? "yes" : "no",
-                       e.dtypes, e.head_dims, e.archs, e.summary,
+    out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {:<8} {}{}\n", e.name, e.built() ? "yes" : "no",
+                       e.dtypes, e.head_dims, e.archs, e.has_backward() ? "fwd, bwd" : "fwd", e.summary,
                        e.built() ? "" : fmt::format(" [not built: {}]", e.not_built_reason));
   // Where trace and --with-torch find what they run, or why they would not.
   const auto found = [](const std::function<std::string()>& find) {

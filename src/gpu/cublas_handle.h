@@ -27,8 +27,13 @@ enum class GemmPrecision { tensor_core_16bit, fp32_simt };
 // Operands and scores have the problem's dtype (tensor_core_16bit) or fp32 (fp32_simt).
 void gemm_scores(cublasHandle_t h, GemmPrecision precision, const Problem& p, const void* q,
                  const void* k, void* scores, cudaStream_t stream);
-// out[b, h] = P[b, h] * V[b, h / group]
+// out[b, h] = P[b, h] * V[b, h / group]; also dQ = dS * K.
 void gemm_values(cublasHandle_t h, GemmPrecision precision, const Problem& p, const void* probs,
                  const void* v, void* out, cudaStream_t stream);
+// out[b, kv] = sum over the group's heads h of M[b, h]^T * X[b, h]: [Skv, D] from the [Sq, Skv]
+// score-shaped M and the [Sq, D] X of each query head (dV = P^T dO, dK = dS^T Q). The group's
+// heads are one taller matrix, so one GEMM per (batch, kv head) sums over the group.
+void gemm_key_grads(cublasHandle_t h, GemmPrecision precision, const Problem& p, const void* score_grads,
+                    const void* x, void* out, cudaStream_t stream);
 
 }  // namespace sdpa

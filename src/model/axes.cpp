@@ -82,6 +82,20 @@ std::vector<AxisSpec> make_axis_table() {
   scale.apply = [](Problem& p, const AxisValue& v) { p.scale = std::get<double>(v); };
   scale.read = [](const Problem& p) { return AxisValue{p.softmax_scale()}; };
   axes.push_back(std::move(scale));
+
+  AxisSpec pass;
+  pass.name = "pass";
+  pass.flag = "--pass";
+  pass.help = "passes to time: fwd (the forward), bwd (the backward alone, from a saved forward), "
+              "fwd+bwd (both, as a training step)";
+  pass.type = AxisType::choice;
+  pass.choices = {"fwd", "bwd", "fwd+bwd"};
+  // No defaults: a result file from before the axis has no "pass" and is a forward.
+  pass.at_default = [](const Problem& p) { return p.pass == AttentionPass::forward; };
+  pass.nesting = 9;
+  pass.apply = [](Problem& p, const AxisValue& v) { parse_pass(std::get<std::string>(v), p.pass); };
+  pass.read = [](const Problem& p) { return AxisValue{std::string(pass_name(p.pass))}; };
+  axes.push_back(std::move(pass));
   return axes;
 }
 

@@ -20,14 +20,36 @@ int64_t Problem::unmasked_pairs() const {
   return triangle + (seq_q - tri_rows) * seq_kv;
 }
 
-double Problem::flops() const {
+double Problem::forward_flops() const {
   return 4.0 * static_cast<double>(batch * heads * head_dim) *
          static_cast<double>(unmasked_pairs());
 }
 
+double Problem::flops() const {
+  switch (pass) {
+    case AttentionPass::forward:
+      return forward_flops();
+    case AttentionPass::backward:
+      return 2.5 * forward_flops();
+    case AttentionPass::forward_backward:
+      return 3.5 * forward_flops();
+  }
+  return forward_flops();
+}
+
 double Problem::min_bytes() const {
   const double elem = dtype_bytes(dtype);
-  return elem * (2.0 * static_cast<double>(q_elements()) + 2.0 * static_cast<double>(kv_elements()));
+  const double q = static_cast<double>(q_elements());  // the size of Q, O, dO and dQ each
+  const double kv = static_cast<double>(kv_elements());  // of K, V, dK and dV each
+  switch (pass) {
+    case AttentionPass::forward:
+      return elem * (2 * q + 2 * kv);
+    case AttentionPass::backward:
+      return elem * (5 * q + 4 * kv);
+    case AttentionPass::forward_backward:
+      return elem * (4 * q + 4 * kv);
+  }
+  return elem * (2 * q + 2 * kv);
 }
 
 namespace {
@@ -66,10 +88,34 @@ std::string Problem::shape_label() const {
   s += fmt::format(" S{}", seq_q);
   if (seq_kv != seq_q) s += fmt::format(" Skv{}", seq_kv);
   s += fmt::format(" D{}", head_dim);
+  if (pass != AttentionPass::forward) s += fmt::format(" {}", pass_name(pass));
   return s;
 }
 
 const char* dtype_name(DType t) { return t == DType::bf16 ? "bf16" : "fp16"; }
+
+const char* pass_name(AttentionPass pass) {
+  switch (pass) {
+    case AttentionPass::forward:
+      return "fwd";
+    case AttentionPass::backward:
+      return "bwd";
+    case AttentionPass::forward_backward:
+      return "fwd+bwd";
+  }
+  return "fwd";
+}
+
+bool parse_pass(const std::string& text, AttentionPass& out) {
+  for (const AttentionPass pass :
+       {AttentionPass::forward, AttentionPass::backward, AttentionPass::forward_backward}) {
+    if (text == pass_name(pass)) {
+      out = pass;
+      return true;
+    }
+  }
+  return false;
+}
 
 bool parse_dtype(const std::string& text, DType& out) {
   if (text == "bf16") {

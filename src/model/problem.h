@@ -8,6 +8,10 @@
 
 namespace sdpa {
 
+// Which pass a case times: the forward, the backward alone (from a saved forward), or both as a
+// training step runs them.
+enum class AttentionPass { forward, backward, forward_backward };
+
 struct Problem {
   int64_t batch = 1;
   int64_t heads = 1;     // query heads (Hq)
@@ -18,6 +22,7 @@ struct Problem {
   DType dtype = DType::bf16;
   bool causal = false;  // top-left aligned, as PyTorch's is_causal: query i sees keys j <= i
   double scale = 0.0;   // softmax scale; 0 means 1/sqrt(head_dim)
+  AttentionPass pass = AttentionPass::forward;
 
   double softmax_scale() const;
   int64_t group_size() const { return heads / kv_heads; }
@@ -28,15 +33,23 @@ struct Problem {
 
   // (query, key) pairs that the mask leaves visible, per (batch, head).
   int64_t unmasked_pairs() const;
+  bool has_backward() const { return pass != AttentionPass::forward; }
+  bool has_forward() const { return pass != AttentionPass::backward; }
+
   // Forward FLOPs of both GEMMs counted on the unmasked pairs only: 4 * B * Hq * D * pairs.
+  double forward_flops() const;
+  // FLOPs of the pass: the forward's, 2.5x for the backward (5 GEMMs against 2, the convention of
+  // the FlashAttention papers), 3.5x for both.
   double flops() const;
-  // Fewest bytes a forward must move: read Q, K, V once and write O once.
+  // Fewest bytes the pass must move. Forward: read Q, K, V, write O. Backward: read Q, K, V, O,
+  // dO, write dQ, dK, dV. Both: read Q, K, V, dO, write O, dQ, dK, dV.
   double min_bytes() const;
 
   // Every size positive and every element count above at most 2^53 (exact as a double; the
   // bytes of a few buffers then fit in int64_t). Nothing larger fits on a GPU, and the integer
 
-  // "B8 H16 S1024 D64" (with KV heads and Skv only when they differ).
+  // "B8 H16 S1024 D64" (with KV heads and Skv only when they differ, and the pass when it is not
+  // the forward: "B8 H16 S1024 D64 bwd").
   std::string shape_label() const;
 };
 
@@ -45,10 +58,15 @@ struct Problem {
 std::string problem_error(const Problem& p);
 
 const char* dtype_name(DType t);
+// "fwd", "bwd", "fwd+bwd"
+const char* pass_name(AttentionPass pass);
+// Parses a pass_name(); returns false on anything else.
+bool parse_pass(const std::string& text, AttentionPass& out);
 // Parses "bf16" / "fp16"; returns false on anything else.
 bool parse_dtype(const std::string& text, DType& out);
 
 inline constexpr const char* kFlopCountConvention =
-    "4*B*Hq*D*unmasked_pairs (causal counts only the visible (query, key) pairs)";
+    "forward 4*B*Hq*D*unmasked_pairs (causal counts only the visible (query, key) pairs); "
+    "backward 2.5x the forward's; fwd+bwd 3.5x";
 
 }  // namespace sdpa

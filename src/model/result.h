@@ -19,8 +19,9 @@ namespace sdpa {
 
 // 2: profile, host cost, profiler; 3: sampling statistics, ceilings, memory; 4: "setup" (what a
 // backend chose and its setup times) replaces "chosen_config", variants are cases of their own;
-// 5: hardware counters per kernel ("counters") and the pass that read them ("counters_source").
-inline constexpr int kResultSchemaVersion = 5;
+// 5: hardware counters per kernel ("counters") and the pass that read them ("counters_source");
+// 6: the problem's "pass" (fwd, bwd, fwd+bwd; absent: fwd), the verified tensor ("tensor").
+inline constexpr int kResultSchemaVersion = 6;
 
 enum class CaseStatus { ok, skipped, failed };
 const char* status_name(CaseStatus s);
@@ -32,6 +33,9 @@ struct Verification {
   double rel_l2_tolerance = 0;
   double max_abs_tolerance = 0;
   bool passed = false;
+  // The tensor these figures are of: "O", or for a backward the gradient nearest its bound
+  // ("dQ", "dK", "dV") when every check passed, else the first that failed.
+  std::string tensor = "O";
 };
 
 struct TimingStats {

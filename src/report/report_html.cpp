@@ -120,7 +120,7 @@ std::string tflops_chart(const RunReport& report) {
                   .title = "Throughput against sequence length",
                   .x_label = "sequence length",
                   .y_label = "TFLOP/s (visible pairs only)"};
-  std::map<std::tuple<std::string, int64_t, std::string, bool>, std::size_t>
+  std::map<std::tuple<std::string, int64_t, std::string, bool, AttentionPass>, std::size_t>
       series_of;  // in first-seen order
   bool any_bf16 = false;
   for (const CaseResult& c : report.cases) {
@@ -128,12 +128,13 @@ std::string tflops_chart(const RunReport& report) {
     const Problem& p = c.problem;
     any_bf16 = any_bf16 || p.dtype == DType::bf16;
     const auto key =
-        std::make_tuple(c.backend, p.head_dim, std::string(dtype_name(p.dtype)), p.causal);
+        std::make_tuple(c.backend, p.head_dim, std::string(dtype_name(p.dtype)), p.causal, p.pass);
     auto it = series_of.find(key);
     if (it == series_of.end()) {
       it = series_of.emplace(key, chart.series.size()).first;
-      chart.series.push_back({fmt::format("{} D{} {}{}", c.backend, p.head_dim, dtype_name(p.dtype),
-                                          p.causal ? "" : " non-causal"),
+      chart.series.push_back({fmt::format("{} D{} {}{}{}", c.backend, p.head_dim, dtype_name(p.dtype),
+                                          p.causal ? "" : " non-causal",
+                                          p.has_backward() ? fmt::format(" {}", pass_name(p.pass)) : ""),
                               {}});
     }
     chart.series[it->second].points.emplace_back(static_cast<double>(p.seq_q), c.tflops());

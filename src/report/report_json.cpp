@@ -202,7 +202,8 @@ json case_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilings) 
                          {"max_abs_error", v.max_abs_error},
                          {"non_finite", v.non_finite},
                          {"rel_l2_tolerance", v.rel_l2_tolerance},
-                         {"max_abs_tolerance", v.max_abs_tolerance}};
+                         {"max_abs_tolerance", v.max_abs_tolerance},
+                         {"tensor", v.tensor}};
   }
   if (c.timing) {
     j["timing"] = timing_to_json(*c.timing);
@@ -246,7 +247,10 @@ CaseResult case_from_json(const JsonFields& j) {
     const JsonFields v = j.object("verification");
     c.verification = Verification{v.number("rel_l2_error", 0), v.number("max_abs_error", 0),
                                   v.unsigned_integer("non_finite"), v.number("rel_l2_tolerance", 0),
-                                  v.number("max_abs_tolerance", 0), v.boolean("passed")};
+                                  v.number("max_abs_tolerance", 0), v.boolean("passed"),
+                                  v.text_or("tensor", "O")};
+    if (const std::string& t = c.verification->tensor; t != "O" && t != "dQ" && t != "dK" && t != "dV")
+      v.fail("tensor", "O, dQ, dK or dV");
   }
   if (j.has("timing")) c.timing = timing_from_json(j.object("timing"));
   if (c.timing && c.status != CaseStatus::ok)

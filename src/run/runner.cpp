@@ -15,6 +15,7 @@
 #include "profile/profile_pass.h"
 #include "random_fill.h"
 #include "reference.h"
+#include "reference_backward.h"
 #include "run/verify.h"
 
 namespace sdpa {
@@ -23,6 +24,22 @@ namespace {
 std::size_t bytes_of(int64_t elements, std::size_t element_bytes) {
   return static_cast<std::size_t>(elements) * element_bytes;
 }
+
+// What a problem with a backward pass adds: the upstream gradient dO, the backend's gradients,
+// and the reference's (fp32) with its per-row statistics.
+struct GradientData {
+  explicit GradientData(const Problem& p)
+      : d_out(bytes_of(p.q_elements(), dtype_bytes(p.dtype))),
+        dq(bytes_of(p.q_elements(), dtype_bytes(p.dtype))),
+        dk(bytes_of(p.kv_elements(), dtype_bytes(p.dtype))),
+        dv(bytes_of(p.kv_elements(), dtype_bytes(p.dtype))),
+        reference_dq(bytes_of(p.q_elements(), sizeof(float))),
+        reference_dk(bytes_of(p.kv_elements(), sizeof(float))),
+        reference_dv(bytes_of(p.kv_elements(), sizeof(float))),
+        row_stats(bytes_of(reference_backward_row_stats_floats(attention_shape(p)), sizeof(float))) {}
+
+  DeviceBuffer d_out, dq, dk, dv, reference_dq, reference_dk, reference_dv, row_stats;
+};
 
 // Inputs, output and reference of one problem, shared by every backend that runs it.
 struct ProblemData {
@@ -33,9 +50,12 @@ struct ProblemData {
         o(bytes_of(p.q_elements(), dtype_bytes(p.dtype))),
         reference(bytes_of(p.q_elements(), sizeof(float))),
         scratch(bytes_of(reference_scratch_floats(p), sizeof(float))),
-        sums(sizeof(ErrorSums)) {}
+        sums(sizeof(ErrorSums)) {
+    if (p.has_backward()) grads.emplace(p);
+  }
 
   DeviceBuffer q, k, v, o, reference, scratch, sums;
+  std::optional<GradientData> grads;
 };
 
 // A choice's name before its variants are known: "flash", or "cudnn:all".
@@ -47,6 +67,7 @@ std::string choice_name(const BackendChoice& c) {
 std::optional<std::string> cannot_run(const BackendEntry& entry, const Problem& p,
                                       const DeviceInfo& device) {
   if (!entry.built()) return fmt::format("not built: {}", entry.not_built_reason);
+  if (auto why = pass_unsupported(entry, p)) return why;
   return entry.unsupported(p, device);
 }
 
@@ -94,12 +115,14 @@ class CaseRun {
     result.setup = backend_->setup();
   }
 
-  // The first forward, into a poisoned O, timed on the host and checked against the reference.
-  bool verify_first_forward(std::size_t free_before_problem) {
-    SDPA_CHECK_CUDA(launch_poison(p_.dtype, data_.o.get(), p_.q_elements(), stream_));
+  // The first call of the case's pass, into poisoned outputs, timed on the host and checked against
+  // the reference. A backward alone first runs the forward it reads (untimed, its O checked too).
+  bool verify_first_call(std::size_t free_before_problem) {
+    poison_outputs(true);
+    if (p_.pass == AttentionPass::backward) forward(stream_);
     SDPA_CHECK_CUDA(cudaStreamSynchronize(stream_));
     const HostStopwatch first_call;
-    forward(stream_);
+    step(stream_);
     host_.first_call_us = first_call.elapsed_us();
     result.host = host_;
     SDPA_CHECK_CUDA(cudaStreamSynchronize(stream_));
@@ -126,11 +149,11 @@ class CaseRun {
     result.host->calls = kHostCostCalls;
   }
 
-  // Once more after every timed forward, into a poisoned O: state a backend keeps across launches
-  // (workspaces, counters of a persistent grid) must leave the last forward as right as the first.
+  // Once more after every timed call, into poisoned outputs: state a backend keeps across launches
+  // (workspaces, counters of a persistent grid) must leave the last call as right as the first.
   bool reverify() {
-    SDPA_CHECK_CUDA(launch_poison(p_.dtype, data_.o.get(), p_.q_elements(), stream_));
-    forward(stream_);
+    poison_outputs(p_.has_forward());
+    step(stream_);
     const Verification again = verify();
     if (again.passed) return true;
     // No figure of a kernel that turned wrong is reported: the case is failed, as if untimed.
@@ -158,20 +181,50 @@ class CaseRun {
     };
     count_forward(counters, *result.profile, forwarder(), before_pass, stream_, p_,
                   device_.sm_count,
-                  entry_.kernel_dram_bytes != nullptr ? std::optional(entry_.kernel_dram_bytes(p_))
-                                                      : std::nullopt);
+                  entry_.kernel_dram_bytes != nullptr && !p_.has_backward()
+                      ? std::optional(entry_.kernel_dram_bytes(p_))
+                      : std::nullopt);
   }
 
  private:
-  void forward(cudaStream_t s) {
-    backend_->run({data_.q.get(), data_.k.get(), data_.v.get(), data_.o.get()}, s);
+  AttentionTensors tensors() const { return {data_.q.get(), data_.k.get(), data_.v.get(), data_.o.get()}; }
+  void forward(cudaStream_t s) { backend_->run(tensors(), s); }
+  // What the case times: its pass.
+  void step(cudaStream_t s) {
+    if (p_.has_forward()) forward(s);
+    if (p_.has_backward()) {
+      GradientData& g = *data_.grads;
+      backend_->backward(tensors(), {g.d_out.get(), g.dq.get(), g.dk.get(), g.dv.get()}, s);
+    }
   }
   std::function<void(cudaStream_t)> forwarder() {
-    return [this](cudaStream_t s) { forward(s); };
+    return [this](cudaStream_t s) { step(s); };
   }
+  // NaN into what the next call must write: a part it leaves unwritten fails verification.
+  void poison_outputs(bool output) {
+    if (output) SDPA_CHECK_CUDA(launch_poison(p_.dtype, data_.o.get(), p_.q_elements(), stream_));
+    if (!p_.has_backward()) return;
+    GradientData& g = *data_.grads;
+    SDPA_CHECK_CUDA(launch_poison(p_.dtype, g.dq.get(), p_.q_elements(), stream_));
+    SDPA_CHECK_CUDA(launch_poison(p_.dtype, g.dk.get(), p_.kv_elements(), stream_));
+    SDPA_CHECK_CUDA(launch_poison(p_.dtype, g.dv.get(), p_.kv_elements(), stream_));
+  }
+  // O, and with a backward dQ (a sum over the keys), dK and dV (over the group's query rows).
   Verification verify() {
-    return verify_output(p_.dtype, p_.seq_kv, data_.o.get(), data_.reference.as<float>(),
-                         p_.q_elements(), data_.sums.as<ErrorSums>(), stream_);
+    ErrorSums* sums = data_.sums.as<ErrorSums>();
+    std::vector<Verification> checks{verify_output(p_.dtype, p_.seq_kv, data_.o.get(),
+                                                   data_.reference.as<float>(), p_.q_elements(), sums, stream_)};
+    if (p_.has_backward()) {
+      const GradientData& g = *data_.grads;
+      const int64_t query_rows = p_.group_size() * p_.seq_q;
+      checks.push_back(verify_gradient(p_.dtype, p_.seq_kv, g.dq.get(), g.reference_dq.as<float>(),
+                                       p_.q_elements(), sums, stream_, "dQ"));
+      checks.push_back(verify_gradient(p_.dtype, query_rows, g.dk.get(), g.reference_dk.as<float>(),
+                                       p_.kv_elements(), sums, stream_, "dK"));
+      checks.push_back(verify_gradient(p_.dtype, query_rows, g.dv.get(), g.reference_dv.as<float>(),
+                                       p_.kv_elements(), sums, stream_, "dV"));
+    }
+    return worst_verification(checks);
   }
 
   const BackendEntry& entry_;
@@ -192,7 +245,7 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
   CaseRun run(entry, variant, p, device, data, stream);
   if (!run.admit()) return run.result;
   run.prepare();
-  if (!run.verify_first_forward(free_before_problem)) return run.result;
+  if (!run.verify_first_call(free_before_problem)) return run.result;
   if (profiler != nullptr) run.profile(*profiler, records);
   run.time(timing);
   if (!run.reverify()) return run.result;
@@ -214,6 +267,17 @@ void fill_inputs_and_reference(const Problem& p, uint64_t seed, uint64_t problem
   SDPA_CHECK_CUDA(launch_reference_attention(
       p.dtype, attention_shape(p), data.q.get(), data.k.get(), data.v.get(),
       data.reference.as<float>(), data.scratch.as<float>(), reference_scratch_floats(p), stream));
+  if (data.grads) {
+    GradientData& g = *data.grads;
+    // dO from streams of its own: above every problem's three input streams.
+    constexpr uint64_t kGradientStreams = uint64_t{1} << 40;
+    SDPA_CHECK_CUDA(launch_fill_normal(p.dtype, g.d_out.get(), p.q_elements(), seed,
+                                       kGradientStreams + problem_index, stream));
+    SDPA_CHECK_CUDA(launch_reference_attention_backward(
+        p.dtype, attention_shape(p), data.q.get(), data.k.get(), data.v.get(), g.d_out.get(),
+        g.reference_dq.as<float>(), g.reference_dk.as<float>(), g.reference_dv.as<float>(),
+        g.row_stats.as<float>(), data.scratch.as<float>(), reference_scratch_floats(p), stream));
+  }
   SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
 }
 
@@ -235,9 +299,17 @@ int64_t reference_scratch_floats(const Problem& p) {
 
 std::size_t shared_case_bytes(const Problem& p) {
   const std::size_t elem = dtype_bytes(p.dtype);
-  return bytes_of(2 * p.q_elements(), elem) + bytes_of(2 * p.kv_elements(), elem) +
-         bytes_of(p.q_elements(), sizeof(float)) +
-         bytes_of(reference_scratch_floats(p), sizeof(float)) + sizeof(ErrorSums);
+  std::size_t bytes = bytes_of(2 * p.q_elements(), elem) + bytes_of(2 * p.kv_elements(), elem) +
+                      bytes_of(p.q_elements(), sizeof(float)) +
+                      bytes_of(reference_scratch_floats(p), sizeof(float)) + sizeof(ErrorSums);
+  if (p.has_backward()) {
+    // dO and dQ, dK, dV in the dtype, the reference's gradients and row statistics in fp32.
+    bytes += bytes_of(2 * p.q_elements(), elem) + bytes_of(2 * p.kv_elements(), elem) +
+             bytes_of(p.q_elements() + 2 * p.kv_elements() +
+                          reference_backward_row_stats_floats(attention_shape(p)),
+                      sizeof(float));
+  }
+  return bytes;
 }
 
 std::size_t predicted_case_bytes(const Problem& p, const BackendEntry& backend) {

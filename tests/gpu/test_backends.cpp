@@ -75,6 +75,11 @@ std::map<std::string, int> verify_all(const SweepPlan& plan) {
     SCOPED_TRACE(fmt::format("{} {} {} causal={} seed={}", r.backend, r.problem.shape_label(),
                              dtype_name(r.problem.dtype), r.problem.causal, seed));
     const BackendEntry& entry = *find_backend(base_name(r.backend));
+    if (r.problem.has_backward() && !entry.has_backward()) {
+      EXPECT_EQ(r.status, CaseStatus::skipped);
+      EXPECT_EQ(r.reason, pass_unsupported(entry, r.problem).value_or("(none)"));
+      continue;
+    }
     if (!must_run(r.backend, device)) {
       EXPECT_EQ(r.status, CaseStatus::skipped);
       const auto why = entry.unsupported(r.problem, device);
@@ -103,7 +108,8 @@ void expect_every_backend_verified(const std::vector<Problem>& problems) {
   const std::map<std::string, int> verified = verify_all(plan);
   for (const BackendChoice& c : plan.backends) {
     const std::string name(c.entry->name);
-    const int want = must_run(name, device) ? static_cast<int>(problems.size()) : 0;
+    int want = 0;
+    for (const Problem& p : problems) want += must_run(name, device) && (!p.has_backward() || c.entry->has_backward());
     EXPECT_EQ(verified.contains(name) ? verified.at(name) : 0, want) << name << ": cases verified";
   }
 }
@@ -111,6 +117,25 @@ void expect_every_backend_verified(const std::vector<Problem>& problems) {
 TEST(Backends, MatchReferenceOnOddAndEvenSizes) { expect_every_backend_verified(correctness_problems()); }
 
 TEST(Backends, MatchReferenceWithGroupedHeadsAndUnequalLengths) { expect_every_backend_verified(uneven_problems()); }
+
+// The backward alone and with its forward: dQ, dK and dV (and O) of every backend with a backward
+// against the reference backward, at odd sizes, causal, grouped heads (dK and dV summed over the
+// group) and Sq != Skv; a backend without one is skipped with its reason.
+std::vector<Problem> backward_problems() {
+  std::vector<Problem> problems;
+  for (const DType dtype : {DType::bf16, DType::fp16})
+    for (const bool causal : {false, true})
+      for (const int64_t d : {64, 128})
+        for (const int64_t s : {1, 17, 1000, 4097}) problems.push_back(problem(1, 2, 2, s, s, d, dtype, causal));
+  for (const bool causal : {false, true})
+    for (const auto& [sq, skv] : {std::pair<int64_t, int64_t>{17, 1000}, {1000, 17}, {127, 64}})
+      problems.push_back(problem(1, 8, 2, sq, skv, 64, DType::bf16, causal));
+  for (std::size_t i = 0; i < problems.size(); ++i)
+    problems[i].pass = i % 2 == 0 ? AttentionPass::backward : AttentionPass::forward_backward;
+  return problems;
+}
+
+TEST(Backends, GradientsMatchReferenceOnOddSizes) { expect_every_backend_verified(backward_problems()); }
 
 // A build with cuDNN must find it at run time: a libcudnn that fails to load would otherwise turn
 // every cudnn case into a skip.

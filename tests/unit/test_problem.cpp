@@ -44,6 +44,34 @@ TEST(Problem, MinimalBytesReadInputsOnceAndWriteOutputOnce) {
   EXPECT_DOUBLE_EQ(p.min_bytes(), 2 * (2 * q + 2 * kv));
 }
 
+TEST(Problem, BackwardCountsTwoAndAHalfForwardsAndItsOwnTensors) {
+  Problem p = make(128, 256, true);
+  p.kv_heads = 4;
+  const double forward = p.flops();
+  const double q = 8.0 * 16 * 128 * 64;
+  const double kv = 8.0 * 4 * 256 * 64;
+  p.pass = AttentionPass::backward;
+  EXPECT_DOUBLE_EQ(p.flops(), 2.5 * forward);
+  EXPECT_DOUBLE_EQ(p.forward_flops(), forward);
+  // Q, K, V, O, dO read; dQ, dK, dV written.
+  EXPECT_DOUBLE_EQ(p.min_bytes(), 2 * (5 * q + 4 * kv));
+  p.pass = AttentionPass::forward_backward;
+  EXPECT_DOUBLE_EQ(p.flops(), 3.5 * forward);
+  // Q, K, V, dO read; O, dQ, dK, dV written.
+  EXPECT_DOUBLE_EQ(p.min_bytes(), 2 * (4 * q + 4 * kv));
+}
+
+TEST(Problem, PassNamesRoundTrip) {
+  for (const char* name : {"fwd", "bwd", "fwd+bwd"}) {
+    AttentionPass pass{};
+    ASSERT_TRUE(parse_pass(name, pass)) << name;
+    EXPECT_STREQ(pass_name(pass), name);
+  }
+  AttentionPass pass{};
+  EXPECT_FALSE(parse_pass("backward", pass));
+  EXPECT_FALSE(parse_pass("", pass));
+}
+
 TEST(Problem, DefaultScaleIsInverseSquareRootOfHeadDim) {
   Problem p = make(1, 1, false);
   EXPECT_DOUBLE_EQ(p.softmax_scale(), 0.125);

@@ -59,6 +59,22 @@ TEST(RangeName, RoundTripsEveryOptionalField) {
           }
 }
 
+// The pass is a field after every other, left out for the forward (names from before the axis).
+TEST(RangeName, APassOtherThanTheForwardIsAField) {
+  Problem p = study_shape();
+  p.pass = AttentionPass::backward;
+  EXPECT_EQ(range_problem(p), "B8_H16_S1024_D64_bf16_causal_bwd");
+  p.pass = AttentionPass::forward_backward;
+  const std::string name = forward_range_name("flash", p, 1);
+  EXPECT_EQ(name, "sdpa-prof/flash/B8_H16_S1024_D64_bf16_causal_fwd+bwd/fwd1");
+  const std::optional<ForwardRange> r = parse_forward_range(name);
+  ASSERT_TRUE(r.has_value()) << name;
+  EXPECT_EQ(r->problem.pass, AttentionPass::forward_backward);
+  EXPECT_FALSE(parse_forward_range("sdpa-prof/flash/B8_H16_S1024_D64_bf16_causal_fwd/fwd1").has_value())
+      << "the forward is spelled by leaving the field out";
+  EXPECT_FALSE(parse_forward_range("sdpa-prof/flash/B8_H16_S1024_D64_bf16_bwd_causal/fwd1").has_value());
+}
+
 // The softmax scale, an identity axis, is a field of its own when it is not the default.
 TEST(RangeName, AnExplicitScaleIsAField) {
   Problem p = study_shape();
@@ -81,6 +97,11 @@ TEST(RangeName, AnExplicitScaleIsAField) {
 TEST(RangeName, TheTorchScriptsLabelsAreTheWritersOwn) {
   const std::vector<std::pair<Problem, const char*>> problems = [] {
     std::vector<std::pair<Problem, const char*>> out;
+    for (const AttentionPass pass : {AttentionPass::backward, AttentionPass::forward_backward}) {
+      Problem p = study_shape();
+      p.pass = pass;
+      out.emplace_back(p, "");
+    }
     Problem p = study_shape();
     out.emplace_back(p, "");
     p.kv_heads = 2;
@@ -96,8 +117,9 @@ TEST(RangeName, TheTorchScriptsLabelsAreTheWritersOwn) {
   }();
   for (const auto& [p, scale] : problems) {
     const std::string command = fmt::format(
-        "python3 {}/share/sdpa-prof/range_label.py {} {} {} {} {} {} {} {} {}", SDPA_SOURCE_DIR, p.batch, p.heads,
-        p.kv_heads, p.seq_q, p.seq_kv, p.head_dim, dtype_name(p.dtype), p.causal ? "causal" : "full", scale);
+        "python3 {}/share/sdpa-prof/range_label.py {} {} {} {} {} {} {} {} '{}' '{}'", SDPA_SOURCE_DIR, p.batch,
+        p.heads, p.kv_heads, p.seq_q, p.seq_kv, p.head_dim, dtype_name(p.dtype), p.causal ? "causal" : "full", scale,
+        pass_name(p.pass));
     struct Close {
       void operator()(FILE* f) const { pclose(f); }
     };

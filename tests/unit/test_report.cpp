@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/case_key.h"
 #include "report/report.h"
 
 namespace sdpa {
@@ -171,6 +172,39 @@ TEST(JsonReport, CarriesTheWholeProfile) {
   EXPECT_EQ(gemm["occupancy"]["profiler_style"], 0.0);
   EXPECT_EQ(j["cases"][0]["host"]["per_call_us"], 12.5);
   EXPECT_EQ(j["environment"]["profiler"]["enabled"], true);
+}
+
+// A backward case keeps its pass and the tensor its verification figures are of; a file from
+// before the pass axis (no "pass", no "tensor") reads as forwards checked on O.
+TEST(JsonReport, CarriesThePassAndTheVerifiedTensor) {
+  RunReport report = sample_report();
+  report.cases[0].problem.pass = AttentionPass::backward;
+  report.cases[0].verification->tensor = "dK";
+  const nlohmann::json j = report_to_json(report);
+  EXPECT_EQ(j["cases"][0]["problem"]["pass"], "bwd");
+  EXPECT_EQ(j["cases"][0]["verification"]["tensor"], "dK");
+  EXPECT_DOUBLE_EQ(j["cases"][0]["problem"]["flops"].get<double>(), 2.5 * 4.0 * 8 * 16 * 64 * (1024.0 * 1025 / 2));
+  const RunReport back = report_from_json(nlohmann::json::parse(j.dump()));
+  EXPECT_EQ(back.cases[0].problem.pass, AttentionPass::backward);
+  EXPECT_EQ(back.cases[0].verification->tensor, "dK");
+  EXPECT_NE(case_key("naive", back.cases[0].problem), case_key("naive", back.cases[1].problem));
+
+  nlohmann::json old = report_to_json(sample_report());
+  old["schema_version"] = 5;
+  for (nlohmann::json& c : old["cases"]) {
+    c["problem"].erase("pass");
+    if (c.contains("verification")) c["verification"].erase("tensor");
+  }
+  const RunReport before = report_from_json(old);
+  EXPECT_EQ(before.cases[0].problem.pass, AttentionPass::forward);
+  EXPECT_EQ(before.cases[0].verification->tensor, "O");
+
+  nlohmann::json bad = j;
+  bad["cases"][0]["problem"]["pass"] = "backward";
+  EXPECT_THROW(report_from_json(bad), InputError);
+  bad = j;
+  bad["cases"][0]["verification"]["tensor"] = "dX";
+  EXPECT_THROW(report_from_json(bad), InputError);
 }
 
 TEST(JsonReport, SaysWhichFlopCountItUses) {
