@@ -19,8 +19,9 @@ namespace sdpa {
 
 // 2: profile, host cost, profiler; 3: sampling statistics, ceilings, memory; 4: "setup" (what a
 // backend chose and its setup times) replaces "chosen_config", variants are cases of their own;
-// 5: hardware counters per kernel ("counters") and the pass that read them ("counters_source").
-inline constexpr int kResultSchemaVersion = 5;
+// 5: hardware counters per kernel ("counters") and the pass that read them ("counters_source");
+// 6: a profile's CPU ops per forward ("ops": the traced program's NVTX op ranges).
+inline constexpr int kResultSchemaVersion = 6;
 
 enum class CaseStatus { ok, skipped, failed };
 const char* status_name(CaseStatus s);

@@ -183,8 +183,10 @@ std::optional<OpsProfile> op_table(const ActivityRecords& records, const RangeTr
         launch_calls.emplace_back(a->start, a->end);
   }
   const double n = static_cast<double>(forwards.size());
-  for (OpProfile& row : out.ops)
+  for (OpProfile& row : out.ops) {
     for (double* v : {&row.calls, &row.total_us, &row.self_us, &row.kernels, &row.memcpys, &row.memsets}) *v /= n;
+    row.self_us = std::max(0.0, row.self_us);  // children that fill their parent: rounding, not time
+  }
   out.host_us = host_ns / 1e3 / n;
   out.launch_api_us = covered_us(std::move(launch_calls)) / n;
   out.launches_outside_ops /= n;
