@@ -71,7 +71,7 @@ std::vector<const CaseResult*> siblings(const CaseResult& c, const std::vector<C
 
 bool masking_root(const std::string& name) { return name == "aten::masked_fill" || name == "aten::masked_fill_"; }
 
-void masked_fill_ops(const CaseResult& c, const OpsProfile& o, const std::vector<const CaseResult*>& others,
+void masked_fill_ops(const OpsProfile& o, const std::vector<const CaseResult*>& others,
                      std::vector<Finding>& out) {
   const Stage mine = stage(o, masking_root);
   if (!mine.found()) return;
@@ -158,7 +158,7 @@ std::vector<Finding> op_findings(const CaseResult& c, const std::vector<CaseResu
   const OpsProfile* o = ops_of(c);
   if (o == nullptr) return out;
   const std::vector<const CaseResult*> others = siblings(c, cases);
-  masked_fill_ops(c, *o, others, out);
+  masked_fill_ops(*o, others, out);
   mask_every_call(*o, out);
   safe_softmax_ops(*o, out);
   flash_transposes(*o, others, out);

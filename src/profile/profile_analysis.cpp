@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "profile/kernel_names.h"
-#include "profile/nvtx_ranges.h"
+#include "model/nvtx_ranges.h"
 
 namespace sdpa {
 namespace {

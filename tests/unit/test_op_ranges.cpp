@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "model/ops.h"
-#include "profile/nvtx_ranges.h"
+#include "model/nvtx_ranges.h"
 #include "profile/profile_analysis.h"
 
 namespace sdpa {

@@ -1,6 +1,7 @@
 // The NVTX push/pop ranges of one record set, nested per host thread, and which range each
 // launch of GPU work came from: the innermost range open on the launching call's thread. Pure
-// functions over the plain records of model/activity.h, so that tests feed them synthetic ones.
+// functions over the plain records of model/activity.h (the analysis and the timeline read them),
+// so that tests feed them synthetic ones.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-#include "profile/nvtx_ranges.h"
+#include "model/nvtx_ranges.h"
 
 #include <algorithm>
 #include <map>
