@@ -58,7 +58,8 @@ Stage stage(const OpsProfile& o, const std::function<bool(const std::string&)>& 
 }
 
 std::string stage_text(const Stage& s) {
-  return fmt::format("{:g} op calls ({}), {:.1f} us CPU", s.calls, fmt::join(s.names, ", "), s.cpu_us);
+  return fmt::format("{:g} op {} ({}), {:.1f} us CPU", s.calls, s.calls == 1 ? "call" : "calls",
+                     fmt::join(s.names, ", "), s.cpu_us);
 }
 
 // The other cases of c's problem that have ops.
