@@ -22,10 +22,11 @@ uint64_t last_time_of(const ActivityRecords& r) {
 std::vector<NvtxRange> ranges_from_markers(const std::vector<MarkerRecord>& markers, uint64_t last_time) {
   std::unordered_map<uint32_t, std::size_t> open;
   std::vector<NvtxRange> ranges;
-  for (const MarkerRecord& m : markers) {
+  for (std::size_t i = 0; i < markers.size(); ++i) {
+    const MarkerRecord& m = markers[i];
     if (m.is_start) {
       open[m.id] = ranges.size();
-      ranges.push_back(NvtxRange{m.name, m.process_id, m.thread_id, m.timestamp, last_time, false, -1, 0});
+      ranges.push_back(NvtxRange{i, m.name, m.process_id, m.thread_id, m.timestamp, last_time, false, -1, 0});
     } else if (const auto it = open.find(m.id); it != open.end()) {
       NvtxRange& r = ranges[it->second];
       r.end = std::max(m.timestamp, r.start);

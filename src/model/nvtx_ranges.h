@@ -17,6 +17,7 @@
 namespace sdpa {
 
 struct NvtxRange {
+  std::size_t marker = 0;  // its start marker's index in the records' markers
   std::string name;
   uint32_t process_id = 0, thread_id = 0;
   uint64_t start = 0, end = 0;
