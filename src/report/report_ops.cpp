@@ -15,7 +15,7 @@ namespace {
 constexpr std::size_t kIndent = 2;        // per level of the call tree
 constexpr std::size_t kMinNameColumn = 24;
 constexpr const char* kNumbersHeader = "  calls   CPU us  self us  kern  copy   set";
-constexpr std::size_t kNumbersWidth = 44;  // kNumbersHeader's
+const std::size_t kNumbersWidth = std::char_traits<char>::length(kNumbersHeader);
 
 std::string case_title(const CaseResult& c) {
   return fmt::format("{} {} {}{}", c.backend, c.problem.shape_label(), dtype_name(c.problem.dtype),

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "profile/op_findings.h"
 
@@ -35,9 +36,10 @@ CaseResult traced(const std::string& backend, std::vector<OpProfile> ops, int se
   return c;
 }
 
-const Finding* rule(const std::vector<Finding>& found, const std::string& name) {
+// The finding of that rule, if any (a copy: op_findings returns a temporary).
+std::optional<Finding> rule(const std::vector<Finding>& found, const std::string& name) {
   const auto it = std::find_if(found.begin(), found.end(), [&](const Finding& f) { return f.rule == name; });
-  return it == found.end() ? nullptr : &*it;
+  return it == found.end() ? std::nullopt : std::optional<Finding>(*it);
 }
 
 CaseResult out_of_place() {
@@ -50,42 +52,42 @@ CaseResult in_place() { return traced("torch:naive-inplace", {op("aten::masked_f
 
 TEST(OpFindings, OutOfPlaceMaskedFillAgainstInPlace) {
   const std::vector<CaseResult> cases = {out_of_place(), in_place()};
-  const Finding* f = rule(op_findings(cases[0], cases), "masked-fill-ops");
-  ASSERT_NE(f, nullptr);
+  const std::optional<Finding> f = rule(op_findings(cases[0], cases), "masked-fill-ops");
+  ASSERT_TRUE(f);
   EXPECT_EQ(f->text,
             "the out-of-place masked fill's extra CPU ops: 4 op calls (aten::masked_fill, aten::clone, aten::copy_, "
             "aten::masked_fill_), 30.0 us CPU; the memcpy (1 per forward) launched by aten::copy_, against the "
             "in-place one's (torch:naive-inplace): 1 op call (aten::masked_fill_), 11.0 us CPU");
-  EXPECT_EQ(rule(op_findings(cases[1], cases), "masked-fill-ops"), nullptr);  // the in-place case has fewer
+  EXPECT_FALSE(rule(op_findings(cases[1], cases), "masked-fill-ops"));  // the in-place case has fewer
 }
 
 TEST(OpFindings, MaskedFillNeedsBothOnTheSameProblem) {
-  EXPECT_EQ(rule(op_findings(out_of_place(), {out_of_place()}), "masked-fill-ops"), nullptr);
+  EXPECT_FALSE(rule(op_findings(out_of_place(), {out_of_place()}), "masked-fill-ops"));
   const std::vector<CaseResult> other_problem = {out_of_place(), traced("torch:naive-inplace",
                                                                         {op("aten::masked_fill_", -1, 0, 1, 11, 1)}, 4096)};
-  EXPECT_EQ(rule(op_findings(other_problem[0], other_problem), "masked-fill-ops"), nullptr);
+  EXPECT_FALSE(rule(op_findings(other_problem[0], other_problem), "masked-fill-ops"));
 }
 
 TEST(OpFindings, MaskBuiltEveryCall) {
   const CaseResult math = traced("torch:math", {op("aten::ones", -1, 0, 1, 8), op("aten::fill_", 0, 1, 1, 4, 1),
                                                 op("aten::tril", -1, 0, 1, 6, 1)});
-  const Finding* f = rule(op_findings(math, {math}), "mask-ops-every-call");
-  ASSERT_NE(f, nullptr);
+  const std::optional<Finding> f = rule(op_findings(math, {math}), "mask-ops-every-call");
+  ASSERT_TRUE(f);
   EXPECT_EQ(f->text, "causal mask built on the CPU in every forward: aten::ones 1 and aten::tril 1 per forward, 14.0 us "
                      "CPU, 2 kernels launched");
   const CaseResult no_tril = traced("torch:math", {op("aten::ones", -1, 0, 1, 8)});
-  EXPECT_EQ(rule(op_findings(no_tril, {no_tril}), "mask-ops-every-call"), nullptr);
+  EXPECT_FALSE(rule(op_findings(no_tril, {no_tril}), "mask-ops-every-call"));
 }
 
 TEST(OpFindings, SafeSoftmax) {
   const CaseResult math =
       traced("torch:math", {op("aten::_safe_softmax", -1, 0, 1, 25), op("aten::_softmax", 0, 1, 1, 10, 1),
                             op("aten::isneginf", 0, 1, 1, 5, 1), op("aten::where", 0, 1, 1, 6, 1)});
-  const Finding* f = rule(op_findings(math, {math}), "safe-softmax-ops");
-  ASSERT_NE(f, nullptr);
+  const std::optional<Finding> f = rule(op_findings(math, {math}), "safe-softmax-ops");
+  ASSERT_TRUE(f);
   EXPECT_EQ(f->text, "the safe softmax's CPU ops: 4 op calls (aten::_safe_softmax, aten::_softmax, aten::isneginf, "
                      "aten::where), 25.0 us CPU, 3 kernels launched");
-  EXPECT_EQ(rule(op_findings(in_place(), {in_place()}), "safe-softmax-ops"), nullptr);
+  EXPECT_FALSE(rule(op_findings(in_place(), {in_place()}), "safe-softmax-ops"));
 }
 
 CaseResult flash(int transposes) {
@@ -105,11 +107,11 @@ CaseResult cudnn(int transposes) {
 
 TEST(OpFindings, TransposesInFlashAbsentInCudnn) {
   const std::vector<CaseResult> cases = {flash(4), cudnn(0)};
-  const Finding* f = rule(op_findings(cases[0], cases), "flash-transposes");
-  ASSERT_NE(f, nullptr);
+  const std::optional<Finding> f = rule(op_findings(cases[0], cases), "flash-transposes");
+  ASSERT_TRUE(f);
   EXPECT_EQ(f->text, "transposes in the flash path: 4 aten::transpose per forward, 8.0 us CPU; cuDNN's path "
                      "(torch:cudnn) has none");
-  EXPECT_EQ(rule(op_findings(cases[1], cases), "flash-transposes"), nullptr);  // said on the flash case
+  EXPECT_FALSE(rule(op_findings(cases[1], cases), "flash-transposes"));  // said on the flash case
 }
 
 TEST(OpFindings, TransposesSayWhatIsTrueNow) {
@@ -118,7 +120,7 @@ TEST(OpFindings, TransposesSayWhatIsTrueNow) {
             "transposes in the flash path: 4 aten::transpose per forward, 8.0 us CPU; cuDNN's path (torch:cudnn) 2, "
             "2.0 us");
   const std::vector<CaseResult> none = {flash(0), cudnn(0)};
-  EXPECT_EQ(rule(op_findings(none[0], none), "flash-transposes"), nullptr);
+  EXPECT_FALSE(rule(op_findings(none[0], none), "flash-transposes"));
   const std::vector<CaseResult> alone = {flash(4)};
   EXPECT_EQ(rule(op_findings(alone[0], alone), "flash-transposes")->text,
             "transposes in the flash path: 4 aten::transpose per forward, 8.0 us CPU");
@@ -126,14 +128,14 @@ TEST(OpFindings, TransposesSayWhatIsTrueNow) {
 
 TEST(OpFindings, HostPerCallCudnnAgainstFlash) {
   std::vector<CaseResult> cases = {flash(4), cudnn(0)};
-  EXPECT_EQ(rule(op_findings(cases[1], cases), "host-cudnn-flash"), nullptr);  // no host times
+  EXPECT_FALSE(rule(op_findings(cases[1], cases), "host-cudnn-flash"));  // no host times
   cases[0].host = HostCost{0, 0, 138, 30};
   cases[1].host = HostCost{0, 0, 214, 30};
-  const Finding* f = rule(op_findings(cases[1], cases), "host-cudnn-flash");
-  ASSERT_NE(f, nullptr);
+  const std::optional<Finding> f = rule(op_findings(cases[1], cases), "host-cudnn-flash");
+  ASSERT_TRUE(f);
   EXPECT_EQ(f->text, "host time per call, cuDNN's path against flash's (torch:flash): 214.0 us against 138.0 us "
                      "(1.55x); traced, aten::scaled_dot_product_attention takes 90.0 us against 60.0 us");
-  EXPECT_EQ(rule(op_findings(cases[0], cases), "host-cudnn-flash"), nullptr);  // said on the cuDNN case
+  EXPECT_FALSE(rule(op_findings(cases[0], cases), "host-cudnn-flash"));  // said on the cuDNN case
 }
 
 TEST(OpFindings, NoneWithoutOps) {
