@@ -30,6 +30,9 @@
 #   counters   counters_check.sh: the counter pass against Nsight Compute                (~60)
 #   trace      trace_check.sh with --timeline: PyTorch traced, --with-torch              (~120)
 #   timeline   timeline_gpu_check.sh: run --timeline checked against its JSON            (~30)
+#   ops        issue 30: torch_sdpa.py traced with --ops at the study's shape (B8 H16 S1024
+#              D64 bf16 causal) and S4096, the op tables and findings, the timeline checked
+#              with its op flows, torch_ops_check.py against torch.profiler's key_averages  (~90)
 #   flash3     flash3_check.sh: schedules, fused tests, hopper-bench, long               (~250)
 #   hopper     hopper-bench alone (flash, flash3, cudnn; FLASH3=flash3:all adds every
 #              schedule) with counters, one line per case (scripts/hopper_table.py)       (~60)
@@ -193,6 +196,20 @@ part_clocks() { OUT=$1 BUILD=build scripts/gpu/clocks_check.sh 2>&1 | tail -30; 
 part_counters() { TOOL=$tool OUT=$1 scripts/gpu/counters_check.sh 2>&1 | tail -40; }
 part_trace() { TIMELINE=1 BUILD=build scripts/gpu/trace_check.sh "$1" 2>&1 | tail -40; }
 part_timeline() { OUT=$1 scripts/gpu/timeline_gpu_check.sh 2>&1 | tail -12; }
+part_ops() {
+  local rc=0 seq
+  for seq in 1024 4096; do
+    $tool trace --ops --kernels --json "$1/ops-s$seq.json" --timeline "$1/ops-s$seq-timeline.json" \
+      -- python3 share/sdpa-prof/torch_sdpa.py --seq $seq >"$1/ops-s$seq.txt" 2>&1 || rc=1
+    grep -E "op calls per forward|^  (aten::|op )" "$1/ops-s$seq.txt" | head -12
+    grep -E "masked-fill|mask built|safe softmax|transposes in|host time per call" "$1/ops-s$seq.txt" | head -8
+    python3 tests/timeline_check.py "$1/ops-s$seq-timeline.json" --report "$1/ops-s$seq.json" || rc=1
+    grep -c '"cat":"op"' "$1/ops-s$seq-timeline.json" | sed 's/^/op slices and flows: /'
+    python3 share/sdpa-prof/torch_ops_check.py "$1/ops-s$seq.json" >"$1/ops-s$seq-vs-torch.txt" 2>&1 || rc=1
+    grep -E "^== |calls per forward equal|calls differ" "$1/ops-s$seq-vs-torch.txt"
+  done
+  return $rc
+}
 part_flash3() { OUT=$1 scripts/gpu/flash3_check.sh 2>&1 | tail -40; }
 part_hopper() {
   $tool --config configs/hopper-bench.json --backend "flash,${FLASH3:-flash3},cudnn" --counters \

@@ -7,7 +7,10 @@ with sdpa-prof's own flags: the forward under torch.no_grad() (--pass fwd), auto
 a saved forward (--pass bwd), or both as a training step (--pass fwd+bwd), with a fixed dO. Each
 backend: a warm-up, a few calls each in the range sdpa-prof/torch:<backend>/<problem>/fwd<i> (the
 grammar of the README, "trace"), then timed samples like `sdpa-prof run` times them (L2 flushed
-before each sample, CUDA events, median). Under `sdpa-prof trace` (SDPA_PROF_RESULTS set) the times, the skips with
+before each sample, CUDA events, median), then the host time of a call (launches only,
+synchronized apart). The profiled calls alone run under
+torch.autograd.profiler.emit_nvtx(record_shapes=True), which names each aten op in an NVTX range
+(`sdpa-prof trace --ops`); the timed and host samples never do. Under `sdpa-prof trace` (SDPA_PROF_RESULTS set) the times, the skips with
 PyTorch's reasons and the torch and cuDNN versions go to the file it names; alone, a table.
 
     sdpa-prof trace --kernels -- python3 share/sdpa-prof/torch_sdpa.py --seq 1024
@@ -17,6 +20,7 @@ import json
 import os
 import statistics
 import sys
+import time
 import warnings
 
 import torch
@@ -69,7 +73,7 @@ def pass_fn(pass_name, forward, inputs, d_out):
         saved = []
 
         def backward():
-            if not saved:  # the first call (refusal's, outside every range) runs the forward it keeps
+            if not saved:  # the first call (first_call's, outside every range) runs the forward it keeps
                 saved.append(forward())
             clear_grads()
             saved[0].backward(d_out, retain_graph=True)
@@ -81,22 +85,37 @@ def pass_fn(pass_name, forward, inputs, d_out):
     return forward_backward
 
 
-def refusal(fn):
-    """PyTorch's own reason when it refuses the backend for this problem, or None."""
+def first_call(fn):
+    """(PyTorch's own reason when it refuses the backend for this problem, or None; the host µs of
+    that first call, launches only)."""
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         try:
+            start = time.perf_counter()
             fn()
+            host_us = (time.perf_counter() - start) * 1e6
             torch.cuda.synchronize()
-            return None
+            return None, host_us
         except RuntimeError as e:
             said = [str(w.message) for w in seen] + [str(e).strip()]
-            return " ".join(" ".join(s.split()) for s in said if s)
+            return " ".join(" ".join(s.split()) for s in said if s), None
+
+
+def host_times_us(fn, count):
+    """Host µs of each of `count` calls: the launches only, the GPU drained between calls."""
+    times = []
+    for _ in range(count):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e6)
+    torch.cuda.synchronize()
+    return times
 
 
 def run_backend(name, fn, a, flush):
     prefix = f"sdpa-prof/torch:{name}/{problem_label(a)}"
-    reason = refusal(fn)
+    reason, first_us = first_call(fn)
     if reason is not None:
         return {"range": prefix, "status": "skipped", "reason": reason}
     torch.cuda.nvtx.range_push(f"torch_sdpa warm-up torch:{name}")
@@ -104,15 +123,20 @@ def run_backend(name, fn, a, flush):
         fn()
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_pop()
-    for i in range(a.forwards):
-        torch.cuda.nvtx.range_push(f"{prefix}/fwd{i}")
-        fn()
-        torch.cuda.nvtx.range_pop()
-        torch.cuda.synchronize()  # forwards apart, as sdpa-prof's profile pass keeps them
+    with torch.autograd.profiler.emit_nvtx(record_shapes=True):  # the profiled forwards only
+        for i in range(a.forwards):
+            torch.cuda.nvtx.range_push(f"{prefix}/fwd{i}")
+            fn()
+            torch.cuda.nvtx.range_pop()
+            torch.cuda.synchronize()  # forwards apart, as sdpa-prof's profile pass keeps them
     torch.cuda.nvtx.range_push(f"torch_sdpa timing torch:{name}")
     times = event_times(fn, a.samples, flush)
     torch.cuda.nvtx.range_pop()
-    return {"range": prefix, "status": "ok", "warmup": a.warmup, "cold_cache": True, "samples_ms": times}
+    torch.cuda.nvtx.range_push(f"torch_sdpa host torch:{name}")
+    host_us = host_times_us(fn, a.samples)
+    torch.cuda.nvtx.range_pop()
+    return {"range": prefix, "status": "ok", "warmup": a.warmup, "cold_cache": True, "samples_ms": times,
+            "host_first_call_us": first_us, "host_us": host_us}
 
 
 def scale_arg(text):
@@ -197,7 +221,7 @@ def main():
     results = os.environ.get("SDPA_PROF_RESULTS")
     if results:
         with open(results, "w") as f:
-            json.dump({"schema": "sdpa-prof/program-results", "schema_version": 1, "source": source, "cases": cases}, f)
+            json.dump({"schema": "sdpa-prof/program-results", "schema_version": 2, "source": source, "cases": cases}, f)
     return 0
 
 

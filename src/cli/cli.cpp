@@ -244,6 +244,7 @@ void add_run_options(CLI::App& run, CliOptions& o, RunFlags& f, FileOptions& fil
   run.add_flag("--dry-run", o.dry_run, "print the cases and the memory each needs, run nothing");
   run.add_flag("--kernels", o.kernels,
                "after the table, each case's kernels, copies and occupancy");
+  run.add_flag("--ops", o.ops, "after the table, each case's CPU ops per forward (a traced program's NVTX op ranges, as under torch.autograd.profiler.emit_nvtx); with --md the op tables follow, --csv holds op rows instead of cases");
   add_file_option(run, files, "--html", o.html_path,
                   "also write the results as one self-contained HTML page");
   add_file_option(
@@ -404,6 +405,7 @@ void add_report_options(CLI::App& report, CliOptions& o, TableFlags& table, File
       ->check(CLI::IsMember({"table", "md", "csv"}));
   report.add_flag("--kernels", o.kernels,
                   "with the table, each case's kernels, copies and occupancy");
+  report.add_flag("--ops", o.ops, "with the table, each case's CPU ops per forward (a traced program's NVTX op ranges, as under torch.autograd.profiler.emit_nvtx); with --format md the op tables follow, --format csv holds op rows instead of cases");
   add_file_option(report, files, "--html", o.html_path,
                   "also write the result as one self-contained HTML page");
   add_table_options(report, table);
@@ -442,6 +444,7 @@ void add_trace_options(CLI::App& trace, CliOptions& o, TraceFlags& f, FileOption
   add_timeline_cap_option(trace, f.timeline_max_mb);
   trace.add_flag("--kernels", o.kernels,
                  "after the table, each case's kernels, copies and occupancy");
+  trace.add_flag("--ops", o.ops, "after the table, each case's CPU ops per forward (a traced program's NVTX op ranges, as under torch.autograd.profiler.emit_nvtx); with --md the op tables follow, --csv holds op rows instead of cases");
   trace.add_option("--device", o.device, "CUDA device whose limits the occupancy uses")
       ->type_name("N");
   add_table_options(trace, f.table);

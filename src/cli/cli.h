@@ -22,6 +22,7 @@ struct CliOptions {
   bool dry_run = false;
   bool profile = true;   // the CUPTI profile pass of each case
   bool kernels = false;  // print each case's per-kernel breakdown
+  bool ops = false;      // print each case's CPU ops; Markdown and CSV outputs hold them too
   std::string json_path;
   std::string samples_path;  // --samples FILE
   bool remeasure = false;    // ceilings --remeasure

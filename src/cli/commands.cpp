@@ -166,6 +166,7 @@ int finish_run(const CliOptions& o, RunReport& report, const std::string& stoppe
   }
   out << format_table(report, o.table);
   if (o.kernels) out << format_kernels(report, o.table.style);
+  if (o.ops) out << format_ops(report, o.table.style);
   out.flush();  // before a file written in place on the same stream (--json /dev/stdout)
   write_all(outputs, progress);
   if (signal != 0) return 128 + signal;
@@ -276,6 +277,7 @@ int trace_command(const CliOptions& o, std::ostream& out, std::ostream& progress
   if (!report.cases.empty()) {
     out << format_table(report, o.table);
     if (o.kernels) out << format_kernels(report, o.table.style);
+    if (o.ops) out << format_ops(report, o.table.style);
   }
   out << format_trace(*report.trace);
   out.flush();
@@ -341,12 +343,13 @@ int report_command(const CliOptions& o, std::ostream& out, std::ostream& progres
   check_writers(outputs, o.files);
   report = read_report_file(o.files.at(0));
   if (o.format == "md") {
-    out << format_markdown(report);
+    out << format_markdown(report) << (o.ops ? format_ops_markdown(report) : "");
   } else if (o.format == "csv") {
-    out << format_csv(report);
+    out << (o.ops ? format_ops_csv(report) : format_csv(report));
   } else {
     out << format_table(report, o.table);
     if (o.kernels) out << format_kernels(report, o.table.style);
+    if (o.ops) out << format_ops(report, o.table.style);
     if (report.trace) out << format_trace(*report.trace);
   }
   out.flush();

@@ -227,6 +227,7 @@ int run_on_devices(const CliOptions& o, std::ostream& out, std::ostream& progres
   }
   out << format_table(merged, o.table);
   if (o.kernels) out << format_kernels(merged, o.table.style);
+  if (o.ops) out << format_ops(merged, o.table.style);
   out.flush();
   write_all(outputs, progress);
   if (const int signal = InterruptGuard::signal_seen(); signal != 0) return 128 + signal;

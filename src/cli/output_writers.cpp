@@ -38,8 +38,11 @@ std::vector<OutputWriter> report_writers(const CliOptions& o, const RunReport& r
   return {
       text_writer("--json", o.json_path, [&report] { return report_to_json(report).dump(2) + "\n"; }, partial),
       text_writer("--samples", o.samples_path, [&report] { return samples_to_json(report).dump(1) + "\n"; }, partial),
-      text_writer("--csv", o.csv_path, [&report] { return format_csv(report); }, partial),
-      text_writer("--md", o.md_path, [&report] { return format_markdown(report); }, partial),
+      text_writer("--csv", o.csv_path, [&o, &report] { return o.ops ? format_ops_csv(report) : format_csv(report); },
+                  partial),
+      text_writer("--md", o.md_path,
+                  [&o, &report] { return format_markdown(report) + (o.ops ? format_ops_markdown(report) : ""); },
+                  partial),
       text_writer("--html", o.html_path, [&report] { return format_html(report); }, partial),
   };
 }

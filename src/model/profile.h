@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/counters.h"
+#include "model/ops.h"
 
 namespace sdpa {
 
@@ -115,6 +116,9 @@ struct CaseProfile {
   std::vector<Finding> findings;
   std::optional<CounterSource> counters;  // how the kernels' counters were read; none without them
   std::string counters_skipped;           // why a counter pass that was asked for gave none
+  // The CPU ops the forwards' NVTX ranges held (a traced program under emit_nvtx); none when the
+  // forwards held no op range.
+  std::optional<OpsProfile> ops;
   // The kernels of the last profiled forward in launch order, as indices into `kernels`: the
   // counter pass's ranges are matched to kernels by it. Not saved.
   std::vector<std::size_t> launch_order;

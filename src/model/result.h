@@ -20,7 +20,8 @@ namespace sdpa {
 // 2: profile, host cost, profiler; 3: sampling statistics, ceilings, memory; 4: "setup" (what a
 // backend chose and its setup times) replaces "chosen_config", variants are cases of their own;
 // 5: hardware counters per kernel ("counters") and the pass that read them ("counters_source");
-// 6: the problem's "pass" (fwd, bwd, fwd+bwd; absent: fwd), the verified tensor ("tensor").
+// 6: the problem's "pass" (fwd, bwd, fwd+bwd; absent: fwd), the verified tensor ("tensor"); a
+// profile's CPU ops per forward ("ops": the traced program's NVTX op ranges).
 inline constexpr int kResultSchemaVersion = 6;
 
 enum class CaseStatus { ok, skipped, failed };

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "profile/kernel_names.h"
+#include "model/nvtx_ranges.h"
 
 namespace sdpa {
 namespace {
@@ -161,6 +162,16 @@ CaseProfile analyze_activity(const ActivityRecords& records, const std::vector<F
 
   for (std::size_t i = 0; i < forwards.size(); ++i)
     if (last_end[i] > windows[i].start) profile.forwards[i].wall_us = static_cast<double>(last_end[i] - windows[i].start) / 1e3;
+
+  const RangeTree tree = range_tree(records);
+  std::vector<std::size_t> forward_ranges;
+  for (const ForwardWindow& f : forwards)
+    for (std::size_t i = 0; i < tree.ranges.size(); ++i)
+      if (tree.ranges[i].closed && tree.ranges[i].name == f.name) {
+        forward_ranges.push_back(i);
+        break;
+      }
+  if (!forward_ranges.empty()) profile.ops = op_table(records, tree, forward_ranges);
 
   const double n = static_cast<double>(forwards.size());
   for (const KernelGroup& g : kernel_groups) profile.kernels.push_back(kernel_profile(g, forwards.size(), arch, sm_count));

@@ -40,6 +40,13 @@ std::string format_summary(const RunReport& report, const TextStyle& style = {})
 // and what limits it, PyTorch's profiler-style estimate beside it) and each kind of memcpy.
 std::string format_kernels(const RunReport& report, const TextStyle& style = {});
 
+// Per case with CPU ops (a traced program's NVTX op ranges): the forward's op call tree, each op's
+// calls, CPU total and self time and what it launched, per forward; fitted to the style's width.
+// Markdown: a table per case (empty without ops); CSV: one row per case and op.
+std::string format_ops(const RunReport& report, const TextStyle& style = {});
+std::string format_ops_markdown(const RunReport& report);
+std::string format_ops_csv(const RunReport& report);
+
 // The same rows as a Markdown table with every column (for pull requests and docs) and as CSV
 // (for spreadsheets).
 std::string format_markdown(const RunReport& report);

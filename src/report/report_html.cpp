@@ -265,6 +265,29 @@ std::string kernel_table(const CaseProfile& p) {
   return out + "</tbody>\n</table></div>\n";
 }
 
+// The forward's CPU ops as a call tree (an op indented under its caller), per forward.
+std::string op_table(const OpsProfile& o) {
+  std::string out = "<p>" +
+                    html_escape(fmt::format("CPU ops per forward: the forward's host time {:.1f} us, {:.1f} us of it "
+                                            "inside launch calls{}; traced (NVTX and CUPTI on)",
+                                            o.host_us, o.launch_api_us,
+                                            o.launches_outside_ops > 0
+                                                ? fmt::format(", {:g} launches outside every op", o.launches_outside_ops)
+                                                : "")) +
+                    "</p>\n<div class=\"table-wrap\"><table class=\"ops\">\n<thead><tr><th>op</th><th "
+                    "class=\"num\">calls/fwd</th><th class=\"num\">CPU total us</th><th class=\"num\">CPU self "
+                    "us</th><th class=\"num\">kernels</th><th class=\"num\">memcpys</th><th "
+                    "class=\"num\">memsets</th></tr></thead>\n<tbody>\n";
+  for (const OpProfile& op : o.ops)
+    out += fmt::format(
+        "<tr><td class=\"mono\" style=\"padding-left:{}em\" title=\"{}\">{}</td><td class=\"num\">{:g}</td><td "
+        "class=\"num\">{:.1f}</td><td class=\"num\">{:.1f}</td><td class=\"num\">{:g}</td><td "
+        "class=\"num\">{:g}</td><td class=\"num\">{:g}</td></tr>\n",
+        0.5 + 1.2 * op.depth, html_escape(fmt::format("{}", fmt::join(op.shapes, " "))), html_escape(op.name), op.calls,
+        op.total_us, op.self_us, op.kernels, op.memcpys, op.memsets);
+  return out + "</tbody>\n</table></div>\n";
+}
+
 std::string case_details(const CaseResult& c, std::size_t index, const TableContext& t) {
   std::string facts;
   if (c.timing) facts = fmt::format("{:.3f} ms, {:.1f} TFLOP/s", c.timing->median_ms, c.tflops());
@@ -323,6 +346,7 @@ std::string case_details(const CaseResult& c, std::size_t index, const TableCont
                                    wall_us, wall_us > 0 ? 100 * kernel_us / wall_us : 0.0)) +
            "</p>\n";
     out += kernel_table(p);
+    if (p.ops) out += op_table(*p.ops);
     if (!p.findings.empty()) {
       out += "<ul class=\"findings\">\n";
       for (const Finding& f : p.findings)

@@ -93,6 +93,62 @@ KernelProfile kernel_from_json(const JsonFields& j) {
   return k;
 }
 
+constexpr double kMaxPerForward = 1e9;  // calls or launches of one op in one forward
+constexpr double kMaxUs = 3.6e9;        // an hour
+
+json ops_to_json(const OpsProfile& o) {
+  json rows = json::array();
+  for (const OpProfile& op : o.ops)
+    rows.push_back({{"name", op.name},
+                    {"shapes", op.shapes},
+                    {"parent", op.parent},
+                    {"depth", op.depth},
+                    {"calls_per_forward", op.calls},
+                    {"cpu_total_us", op.total_us},
+                    {"cpu_self_us", op.self_us},
+                    {"kernels", op.kernels},
+                    {"memcpys", op.memcpys},
+                    {"memsets", op.memsets}});
+  return json{{"host_us", o.host_us},
+              {"launch_api_us", o.launch_api_us},
+              {"launches_outside_ops", o.launches_outside_ops},
+              {"unclosed_ranges", o.unclosed},
+              {"ops", rows}};
+}
+
+// The call tree is checked as well as the numbers: a parent comes before its children, and a
+// child sits one level under it.
+OpsProfile ops_from_json(const JsonFields& j) {
+  OpsProfile o;
+  o.host_us = j.number("host_us", 0, kMaxUs);
+  o.launch_api_us = j.number("launch_api_us", 0, kMaxUs);
+  o.launches_outside_ops = j.number("launches_outside_ops", 0, kMaxPerForward);
+  o.unclosed = static_cast<int>(j.integer("unclosed_ranges", 0, INT32_MAX));
+  const json& rows = j.array("ops");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const JsonFields r(rows[i], element_path(j.path("ops"), i));
+    OpProfile op;
+    op.name = r.text("name");
+    const json& shapes = r.array("shapes");
+    if (shapes.size() > kMaxOpShapes) r.fail("shapes", fmt::format("at most {} shapes", kMaxOpShapes));
+    for (const json& s : shapes) {
+      if (!s.is_string()) r.fail("shapes", "strings");
+      op.shapes.push_back(s.get<std::string>());
+    }
+    op.parent = static_cast<int>(r.integer("parent", -1, static_cast<int64_t>(i) - 1));
+    const int depth = op.parent < 0 ? 0 : o.ops[static_cast<std::size_t>(op.parent)].depth + 1;
+    op.depth = static_cast<int>(r.integer("depth", depth, depth));
+    op.calls = r.number("calls_per_forward", 0, kMaxPerForward);
+    op.total_us = r.number("cpu_total_us", 0, kMaxUs);
+    op.self_us = r.number("cpu_self_us", 0, op.total_us);
+    op.kernels = r.number("kernels", 0, kMaxPerForward);
+    op.memcpys = r.number("memcpys", 0, kMaxPerForward);
+    op.memsets = r.number("memsets", 0, kMaxPerForward);
+    o.ops.push_back(std::move(op));
+  }
+  return o;
+}
+
 }  // namespace
 
 json profile_to_json(const CaseProfile& p) {
@@ -124,7 +180,8 @@ json profile_to_json(const CaseProfile& p) {
               {"nvtx_ranges", p.nvtx_ranges},
               {"counters_source", p.counters ? counter_source_to_json(*p.counters) : json(nullptr)},
               {"counters_skipped", p.counters_skipped},
-              {"findings", findings}};
+              {"findings", findings},
+              {"ops", p.ops ? ops_to_json(*p.ops) : json(nullptr)}};
 }
 
 CaseProfile profile_from_json(const JsonFields& j) {
@@ -152,6 +209,7 @@ CaseProfile profile_from_json(const JsonFields& j) {
   if (j.has("counters_source") && !j.raw("counters_source").is_null())  // schema 5
     p.counters = counter_source_from_json(j.object("counters_source"));
   p.counters_skipped = j.text_or("counters_skipped", "");
+  if (j.has("ops") && !j.raw("ops").is_null()) p.ops = ops_from_json(j.object("ops"));  // schema 6
   return p;
 }
 

@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "model/nvtx_ranges.h"
+
 namespace sdpa {
 namespace {
 
@@ -41,11 +43,20 @@ std::string place_args(const GpuPlace& p) {
   return s;
 }
 
-// An NVTX range: the start marker and, when its end was recorded, the end's time.
+// An NVTX range: the start marker and, when its end was recorded, the end's time. A range inside
+// another on its thread (an op of a forward under emit_nvtx) is an op: its slice says so, and
+// flows go from it to the work it launched itself.
 struct Range {
   const MarkerRecord* start = nullptr;
   uint64_t end = 0;
   bool closed = false;
+  bool op = false;
+};
+
+// Where an op's flow starts: its slice's start on its thread.
+struct OpStart {
+  uint64_t ns = 0;
+  uint32_t process_id = 0, thread_id = 0;
 };
 
 enum class ItemKind { range, api, kernel, memcpy, memset };
@@ -66,6 +77,7 @@ struct ProcessIndex {
   // The launching call of each correlation id, keyed by set | correlation (a pass's work and its
   // calls come in one set): the innermost when a runtime and a driver call share one.
   std::unordered_map<uint64_t, const ApiRecord*> launches;
+  std::unordered_map<uint64_t, OpStart> op_launches;  // set | correlation -> the op that launched it
 };
 
 class TimelineWriter {
@@ -126,10 +138,17 @@ class TimelineWriter {
       for (std::size_t set_index = 0; set_index < processes_[p].record_sets.size(); ++set_index) {
         const ActivityRecords* set = processes_[p].record_sets[set_index];
         const uint64_t in_set = static_cast<uint64_t>(set_index) << 32;
-        for (const MarkerRecord& m : set->markers) {
+        const RangeTree tree = range_tree(*set);
+        std::vector<bool> op_marker(set->markers.size(), false);
+        for (const NvtxRange& r : tree.ranges) op_marker[r.marker] = r.depth > 0;
+        for (const auto& [correlation, range] : tree.launched_in)
+          if (const NvtxRange& r = tree.ranges[range]; r.depth > 0)
+            ix.op_launches.emplace(in_set | correlation, OpStart{r.start, r.process_id, r.thread_id});
+        for (std::size_t i = 0; i < set->markers.size(); ++i) {
+          const MarkerRecord& m = set->markers[i];
           if (m.is_start) {
             open[m.id] = ix.ranges.size();
-            ix.ranges.push_back(Range{&m, 0, false});
+            ix.ranges.push_back(Range{&m, 0, false, op_marker[i]});
           } else if (auto it = open.find(m.id); it != open.end()) {
             ix.ranges[it->second].end = m.timestamp;
             ix.ranges[it->second].closed = true;
@@ -208,16 +227,22 @@ class TimelineWriter {
       case ItemKind::range: {
         const Range& r = *static_cast<const Range*>(item.record);
         const MarkerRecord& m = *r.start;
-        const std::string domain =
-            m.domain.empty() ? "" : fmt::format(",\"args\":{{\"domain\":{}}}", json_text(m.domain));
+        std::string args = m.domain.empty() ? "" : fmt::format("\"domain\":{}", json_text(m.domain));
+        if (r.op) {
+          const OpName op = split_op_name(m.name);
+          args += fmt::format("{}\"op\":{}", args.empty() ? "" : ",", json_text(op.name));
+          if (!op.shapes.empty()) args += fmt::format(",\"shapes\":{}", json_text(op.shapes));
+        }
+        const std::string domain = args.empty() ? "" : fmt::format(",\"args\":{{{}}}", args);
+        const char* category = r.op ? "op" : "nvtx";
         const std::string where =
             fmt::format("\"pid\":{},\"tid\":{},\"ts\":{}", host_pid(p, m.process_id), m.thread_id,
                         ts(p, m.timestamp));
         // A range whose end was never recorded (the program ended inside it) is an instant.
         const std::string text =
-            r.closed ? fmt::format("{{\"ph\":\"X\",\"cat\":\"nvtx\",\"name\":{},{},\"dur\":{}{}}}",
+            r.closed ? fmt::format("{{\"ph\":\"X\",\"cat\":\"{}\",\"name\":{},{},\"dur\":{}{}}}", category,
                                    json_text(m.name), where, dur(m.timestamp, r.end), domain)
-                     : fmt::format("{{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nvtx\",\"name\":{},{}{}}}",
+                     : fmt::format("{{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"{}\",\"name\":{},{}{}}}", category,
                                    json_text(m.name), where, domain);
         if (emit_event(text)) ++summary_.ranges;
         return;
@@ -295,9 +320,22 @@ class TimelineWriter {
           ts(p, start));
       events = 3;
     }
+    const auto op = indexes_[p].op_launches.find(item.set | correlation);
+    const bool op_flow = op != indexes_[p].op_launches.end() && op->second.ns <= start;
+    if (op_flow) {
+      const OpStart& o = op->second;
+      const uint64_t id = summary_.flows + (flow ? 2 : 1);
+      text += fmt::format(
+          ",\n{{\"ph\":\"s\",\"cat\":\"op\",\"name\":\"op launch\",\"id\":{},\"pid\":{},\"tid\":{},\"ts\":{}}}"
+          ",\n{{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"op\",\"name\":\"op launch\",\"id\":{},\"pid\":{},\"tid\":{},"
+          "\"ts\":{}}}",
+          id, host_pid(p, o.process_id), o.thread_id, ts(p, o.ns), id, pid, place.stream_id, ts(p, start));
+      events += 2;
+    }
     if (emit_event(text, events)) {
       ++count;
-      if (flow) ++summary_.flows;
+      summary_.flows += (flow ? 1 : 0) + (op_flow ? 1 : 0);
+      if (op_flow) ++summary_.op_flows;
     }
   }
 

@@ -1,7 +1,9 @@
 // The timeline: activity records as Chrome trace-event JSON, which Perfetto's UI and
 // chrome://tracing open. Per process: its host threads (runtime and driver API calls, NVTX
 // ranges) on CPU tracks, and per device its streams (kernels, memcpys, memsets) on GPU tracks;
-// a flow arrow from each launching API call to the work it launched (by correlation id).
+// a flow arrow from each launching API call to the work it launched (by correlation id). A range
+// nested in another on its thread (an op under emit_nvtx) is an op slice ("cat":"op", its name and
+// shapes in args), with a flow of its own to each piece of work it launched itself.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +37,7 @@ struct TimelineOptions {
 struct TimelineSummary {
   uint64_t events = 0;  // trace events written, metadata included
   uint64_t kernels = 0, memcpys = 0, memsets = 0, api_calls = 0, ranges = 0, flows = 0;
+  uint64_t op_flows = 0;  // of `flows`: those from an op to the work it launched
   uint64_t bytes = 0;
   bool truncated =
       false;  // the size cap left later events out: the document is still complete JSON

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "io/json_input.h"
+#include "measure/sample_stats.h"
 #include "measure/timing.h"
 #include "model/errors.h"
 
@@ -13,7 +14,7 @@ namespace sdpa {
 namespace {
 
 constexpr const char* kSchema = "sdpa-prof/program-results";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2: host_us, host_first_call_us
 constexpr double kMaxMs = 3.6e6;
 constexpr std::size_t kMaxSamples = 1000000;
 constexpr std::size_t kMaxFileBytes = std::size_t{64} << 20;
@@ -34,6 +35,24 @@ TimingStats timing_from(const JsonFields& c) {
   TimingStats t = timing_from_samples(std::move(ms), as_taken);
   t.converged = t.relative_spread <= StoppingRule{}.max_noise;
   return t;
+}
+
+// Host µs per call from the samples, or none when the program gave none (version 1).
+std::optional<HostCost> host_from(const JsonFields& c) {
+  if (!c.has("host_us")) return std::nullopt;
+  const nlohmann::json& samples = c.array("host_us");
+  if (samples.empty() || samples.size() > kMaxSamples) c.fail("host_us", fmt::format("1 to {} samples", kMaxSamples));
+  std::vector<double> us;
+  for (const nlohmann::json& s : samples) {
+    if (!s.is_number() || !(s.get<double>() > 0) || s.get<double>() > kMaxMs * 1e3)
+      c.fail("host_us", fmt::format("times in us above 0 and at most {}", kMaxMs * 1e3));
+    us.push_back(s.get<double>());
+  }
+  HostCost h;
+  h.per_call_us = summarize(std::move(us)).median;
+  h.first_call_us = c.number_or("host_first_call_us", 0, 0, kMaxMs * 1e3);
+  h.calls = static_cast<int>(samples.size());
+  return h;
 }
 
 }  // namespace
@@ -63,6 +82,7 @@ ProgramResults read_program_results(const std::string& path) {
       const std::string status = c.text("status");
       if (status == "ok") {
         pc.timing = timing_from(c);
+        pc.host = host_from(c);
       } else if (status == "skipped" || status == "failed") {
         pc.status = status == "skipped" ? CaseStatus::skipped : CaseStatus::failed;
         pc.reason = c.text("reason");
@@ -88,7 +108,10 @@ void merge_program_results(const ProgramResults& results, std::vector<CaseResult
       c.problem = p.range.problem;
       c.status = p.status;  // a timed case whose forwards left no records has no profile
       c.reason = p.reason;
-      if (p.status != CaseStatus::skipped) c.timing = p.timing;  // report refuses a skipped case with times
+      if (p.status != CaseStatus::skipped) {  // report refuses a skipped case with times
+        c.timing = p.timing;
+        c.host = p.host;
+      }
       c.source = results.source;
       cases.push_back(std::move(c));
       continue;
@@ -101,6 +124,7 @@ void merge_program_results(const ProgramResults& results, std::vector<CaseResult
       traced->timing.reset();
     } else {
       traced->timing = p.timing;
+      traced->host = p.host;
     }
   }
 }

@@ -4,7 +4,8 @@
 //   {"schema":"sdpa-prof/program-results","schema_version":1,"source":"pytorch 2.11.0, cuDNN
 //   91900",
 //    "cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16_causal","status":"ok",
-//              "warmup":3,"cold_cache":true,"samples_ms":[0.157,...]},
+//              "warmup":3,"cold_cache":true,"samples_ms":[0.157,...],
+//              "host_first_call_us":2100.5,"host_us":[131.2,...]},   (version 2, optional)
 //             {"range":"...","status":"skipped","reason":"PyTorch's own words"}]}
 #pragma once
 
@@ -23,6 +24,9 @@ struct ProgramCase {
   CaseStatus status = CaseStatus::ok;
   std::string reason;
   std::optional<TimingStats> timing;
+  // The program's own host time of a call (launches only, no op ranges): the median of its
+  // samples and the first call.
+  std::optional<HostCost> host;
 };
 
 struct ProgramResults {

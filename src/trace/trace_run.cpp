@@ -26,6 +26,7 @@
 #include "model/number_text.h"
 #include "model/printable_text.h"
 #include "profile/occupancy.h"
+#include "profile/op_findings.h"
 #include "trace/child_process.h"
 #include "trace/program_results.h"
 #include "trace/traced_cases.h"
@@ -247,6 +248,7 @@ TraceOutcome run_traced(const TraceRequest& request) {
       out.notes.push_back(fmt::format("the results the command handed over are left out: {}", e.what()));
     }
   }
+  add_op_findings(out.cases);  // after the merge: they compare cases, and host times come with it
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "model/nvtx_ranges.h"
 #include "model/range_name.h"
 #include "profile/findings.h"
 #include "profile/profile_analysis.h"
@@ -11,87 +12,22 @@
 namespace sdpa {
 namespace {
 
-struct Range {
-  const std::string* name = nullptr;
-  uint64_t start = 0, end = 0;
-  bool is_case = false;
-};
-
-// Ranges from their start and end markers; one never closed ends with the last record.
-std::vector<Range> ranges_of(const ActivityRecords& records, uint64_t last_time) {
-  std::unordered_map<uint32_t, std::size_t> open;
-  std::vector<Range> ranges;
-  for (const MarkerRecord& m : records.markers) {
-    if (m.is_start) {
-      open[m.id] = ranges.size();
-      ranges.push_back(
-          Range{&m.name, m.timestamp, last_time, parse_forward_range(m.name).has_value()});
-    } else if (const auto it = open.find(m.id); it != open.end()) {
-      ranges[it->second].end = std::max(m.timestamp, ranges[it->second].start);
-      open.erase(it);
-    }
-  }
-  std::sort(ranges.begin(), ranges.end(),
-            [](const Range& a, const Range& b) { return a.start < b.start; });
-  return ranges;
-}
-
-uint64_t last_time_of(const ActivityRecords& r) {
-  uint64_t t = 0;
-  for (const ApiRecord& a : r.api_calls) t = std::max(t, a.end);
-  for (const MarkerRecord& m : r.markers) t = std::max(t, m.timestamp);
-  return t;
-}
-
-// For each API call: the innermost range around it, and whether a case range is around it.
-struct Placement {
-  const std::string* innermost = nullptr;  // nullptr: outside any range
-  bool in_case = false;
-};
-
-std::unordered_map<uint32_t, Placement> place_api_calls(const ActivityRecords& records,
-                                                        const std::vector<Range>& ranges) {
-  std::vector<const ApiRecord*> calls;
-  for (const ApiRecord& a : records.api_calls) calls.push_back(&a);
-  std::sort(calls.begin(), calls.end(),
-            [](const ApiRecord* a, const ApiRecord* b) { return a->start < b->start; });
-  std::unordered_map<uint32_t, Placement> placed;
-  std::vector<const Range*> active;  // ranges begun before the call, not yet ended
-  std::size_t next = 0;
-  for (const ApiRecord* call : calls) {
-    for (; next < ranges.size() && ranges[next].start <= call->start; ++next)
-      active.push_back(&ranges[next]);
-    std::erase_if(active, [&](const Range* r) { return r->end < call->start; });
-    Placement p;
-    uint64_t innermost_start = 0;
-    for (const Range* r : active) {
-      if (r->end < call->end) continue;
-      p.in_case = p.in_case || r->is_case;
-      if (p.innermost == nullptr || r->start >= innermost_start) {
-        p.innermost = r->name;
-        innermost_start = r->start;
-      }
-    }
-    placed[call->correlation] = p;
-  }
-  return placed;
-}
-
 // The forwards of each case, by the case's name, in the order the cases began.
 std::vector<std::pair<ForwardRange, std::vector<ForwardWindow>>> case_forwards(
-    const std::vector<Range>& ranges) {
+    const std::vector<NvtxRange>& ranges) {
   std::vector<std::pair<ForwardRange, std::vector<ForwardWindow>>> cases;
   std::map<std::string, std::size_t> index;
-  for (const Range& r : ranges) {
-    if (!r.is_case) continue;
-    const ForwardRange f = *parse_forward_range(*r.name);
+  for (const NvtxRange& r : ranges) {
+    const std::optional<ForwardRange> parsed = parse_forward_range(r.name);
+    if (!parsed) continue;
+    const ForwardRange& f = *parsed;
     auto [it, added] = index.try_emplace(f.prefix, cases.size());
     if (added) cases.emplace_back(f, std::vector<ForwardWindow>{});
     std::vector<ForwardWindow>& windows = cases[it->second].second;
     // The analysis finds a forward's range by its name: a name used twice is one forward.
     if (std::none_of(windows.begin(), windows.end(),
-                     [&](const ForwardWindow& w) { return w.name == *r.name; }))
-      windows.push_back(ForwardWindow{*r.name, r.start, r.end});
+                     [&](const ForwardWindow& w) { return w.name == r.name; }))
+      windows.push_back(ForwardWindow{r.name, r.start, r.end});
   }
   return cases;
 }
@@ -117,8 +53,8 @@ TracedProcess analyze_traced_process(const RecordFile& file, const std::optional
   t.dropped = records.dropped;
   t.records_left_out = file.records_left_out;
 
-  const std::vector<Range> ranges = ranges_of(records, last_time_of(records));
-  for (auto& [range, windows] : case_forwards(ranges)) {
+  const RangeTree tree = range_tree(records);
+  for (auto& [range, windows] : case_forwards(tree.ranges)) {
     CaseResult c;
     c.backend = range.backend;
     c.problem = range.problem;
@@ -129,13 +65,18 @@ TracedProcess analyze_traced_process(const RecordFile& file, const std::optional
   }
   t.cases = static_cast<int>(out.cases.size());
 
-  const std::unordered_map<uint32_t, Placement> placed = place_api_calls(records, ranges);
+  // GPU work outside the cases, by the innermost range its launching call ran in ("" for none).
+  std::vector<bool> in_case(tree.ranges.size(), false);  // a case range, or inside one
+  for (std::size_t i = 0; i < tree.ranges.size(); ++i) {
+    const NvtxRange& r = tree.ranges[i];
+    in_case[i] = parse_forward_range(r.name).has_value() ||
+                 (r.parent >= 0 && in_case[static_cast<std::size_t>(r.parent)]);
+  }
   std::map<std::string, std::size_t> bucket_of;
   const auto bucket = [&](uint32_t correlation) -> RangeActivity* {
-    const auto it = placed.find(correlation);
-    if (it != placed.end() && it->second.in_case) return nullptr;
-    const std::string name =
-        it != placed.end() && it->second.innermost != nullptr ? *it->second.innermost : "";
+    const auto it = tree.launched_in.find(correlation);
+    if (it != tree.launched_in.end() && in_case[it->second]) return nullptr;
+    const std::string name = it != tree.launched_in.end() ? tree.ranges[it->second].name : "";
     auto [b, added] = bucket_of.try_emplace(name, t.outside_cases.size());
     if (added) t.outside_cases.push_back(RangeActivity{name, 0, 0, 0, 0});
     return &t.outside_cases[b->second];

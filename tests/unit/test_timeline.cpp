@@ -147,6 +147,50 @@ TEST(Timeline, MatchesTheGoldenFileLineByLine) {
   EXPECT_EQ(s.bytes, text.size());
 }
 
+// A forward under emit_nvtx: masked_fill calls copy_, which launches the memcpy; masked_fill
+// launches the kernel itself.
+ActivityRecords op_records() {
+  ActivityRecords r;
+  r.markers = {marker(1, 1'000'000'000, true, "sdpa-prof/torch:naive/B1_H1_S2_D2_bf16/fwd0"),
+               marker(2, 1'000'001'000, true, "aten::masked_fill, seq = 3, op_id = 3, sizes = [[2, 2], [2, 2], []]"),
+               marker(3, 1'000'002'000, true, "aten::copy_, op_id = 4"),
+               marker(3, 1'000'003'000, false, ""),
+               marker(2, 1'000'006'000, false, ""),
+               marker(1, 1'000'009'000, false, "")};
+  r.api_calls = {api(ApiKind::runtime, "cudaMemcpyAsync", 1'000'002'100, 1'000'002'500, 20),
+                 api(ApiKind::runtime, "cudaLaunchKernel", 1'000'004'000, 1'000'004'500, 21)};
+  MemcpyRecord copy;
+  copy.kind = "DtoD";
+  copy.bytes = 16;
+  copy.start = 1'000'003'000;
+  copy.end = 1'000'003'500;
+  copy.correlation = 20;
+  copy.place = stream(7);
+  r.memcpys = {copy};
+  KernelRecord k;
+  k.name = "masked_fill_kernel";
+  k.start = 1'000'005'000;
+  k.end = 1'000'005'500;
+  k.correlation = 21;
+  k.place = stream(7);
+  k.launch_type = "regular";
+  r.kernels = {k};
+  return r;
+}
+
+TEST(Timeline, OpSlicesAndFlowsFromEachOpToWhatItLaunched) {
+  const ActivityRecords records = op_records();
+  TimelineSummary s;
+  const std::string text = timeline_text(records, uint64_t{1} << 20, &s);
+  expect_same_golden(text, "timeline-ops-golden.json");
+  EXPECT_EQ(s.ranges, 3u);
+  EXPECT_EQ(s.flows, 4u);  // each launch call's, and each op's
+  EXPECT_EQ(s.op_flows, 2u);
+  EXPECT_NE(text.find("\"cat\":\"op\",\"name\":\"aten::copy_, op_id = 4\""), std::string::npos);
+  EXPECT_NE(text.find("\"op\":\"aten::masked_fill\",\"shapes\":\"[[2, 2], [2, 2], []]\""), std::string::npos);
+  EXPECT_NE(text.find("\"cat\":\"nvtx\",\"name\":\"sdpa-prof/torch:naive"), std::string::npos);  // the forward is no op
+}
+
 TEST(Timeline, EscapesQuotesNewlinesAndBytesThatAreNotUtf8) {
   const nlohmann::json j =
       nlohmann::json::parse(timeline_text(forward_records(), uint64_t{1} << 20));

@@ -297,6 +297,20 @@ TEST(ProgramResults, AFailedPathKeepsItsRowWithTheError) {
   EXPECT_EQ(cases[0].reason, "RuntimeError: cuDNN version incompatibility");
 }
 
+TEST(ProgramResults, HostTimePerCallIsTheMedianOfTheProgramsSamples) {
+  std::vector<CaseResult> cases;
+  const TempFile f(
+      R"({"schema":"sdpa-prof/program-results","schema_version":2,"source":"pytorch 2.11.0",
+    "cases":[{"range":"sdpa-prof/torch:cudnn/B8_H16_S1024_D64_bf16_causal","status":"ok","samples_ms":[0.2],
+              "host_first_call_us":2100.5,"host_us":[216.5,213,214]}]})");
+  merge_program_results(read_program_results(f.path()), cases);
+  ASSERT_EQ(cases.size(), 1u);
+  ASSERT_TRUE(cases[0].host);
+  EXPECT_DOUBLE_EQ(cases[0].host->per_call_us, 214);
+  EXPECT_DOUBLE_EQ(cases[0].host->first_call_us, 2100.5);
+  EXPECT_EQ(cases[0].host->calls, 3);
+}
+
 TEST(ProgramResults, HostileFilesAreBadInput) {
   for (
       const std::string& text : std::vector<std::string>{
@@ -305,7 +319,11 @@ TEST(ProgramResults, HostileFilesAreBadInput) {
           R"({"schema":"sdpa-prof/program-results","schema_version":1,"source":"x","cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16","status":"ok","samples_ms":[]}]})",
           R"({"schema":"sdpa-prof/program-results","schema_version":1,"source":"x","cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16","status":"ok","samples_ms":[-1]}]})",
           R"({"schema":"sdpa-prof/program-results","schema_version":1,"source":"x","cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16","status":"maybe"}]})",
-          R"({"schema":"sdpa-prof/program-results","schema_version":2,"source":"x","cases":[]})",
+          R"({"schema":"sdpa-prof/program-results","schema_version":3,"source":"x","cases":[]})",
+          R"({"schema":"sdpa-prof/program-results","schema_version":2,"source":"x","cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16","status":"ok","samples_ms":[1],"host_us":[]}]})",
+          R"({"schema":"sdpa-prof/program-results","schema_version":2,"source":"x","cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16","status":"ok","samples_ms":[1],"host_us":[0]}]})",
+          R"({"schema":"sdpa-prof/program-results","schema_version":2,"source":"x","cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16","status":"ok","samples_ms":[1],"host_us":["fast"]}]})",
+          R"({"schema":"sdpa-prof/program-results","schema_version":2,"source":"x","cases":[{"range":"sdpa-prof/torch:flash/B8_H16_S1024_D64_bf16","status":"ok","samples_ms":[1],"host_us":[5],"host_first_call_us":-1}]})",
           "{",
           "",
       }) {
