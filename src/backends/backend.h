@@ -60,11 +60,18 @@ struct BackendEntry {
   // The PyTorch path this backend reproduces, as share/sdpa-prof/torch_sdpa.py names it
   // (--with-torch runs it as torch:<name>); empty when PyTorch has none.
   std::string_view pytorch_path = {};
+  // Reads K and V through a block table from a page pool (AttentionTensors::paged); a backend
+  // that does not is never given a paged problem, it is skipped with the reason.
+  bool reads_paged_kv = false;
 
   bool built() const { return not_built_reason.empty(); }
 };
 
 std::span<const BackendEntry> backend_registry();
+// Why `entry` cannot run `problem` on `device` (not built, a K/V layout it cannot read, its own
+// unsupported()), or nullopt when it can.
+std::optional<std::string> cannot_run(const BackendEntry& entry, const Problem& problem,
+                                      const DeviceInfo& device);
 const BackendEntry* find_backend(std::string_view name);
 
 // One entry of --backend: a backend, and whether to run each of its variants ("cudnn:all").

@@ -68,7 +68,8 @@ DeviceInfo device_from_json(const JsonFields& j) {
 
 json problem_to_json(const Problem& p) {
   json j;
-  for (const AxisSpec& a : axis_table()) j[a.result_key()] = axis_value_to_json(a.read(p));
+  for (const AxisSpec& a : axis_table())
+    if (axis_present(a, p)) j[a.result_key()] = axis_value_to_json(a.read(p));
   j["flops"] = p.flops();
   j["min_bytes"] = p.min_bytes();
   return j;

@@ -43,13 +43,6 @@ std::string choice_name(const BackendChoice& c) {
   return c.every_variant ? std::string(c.entry->name) + ":all" : std::string(c.entry->name);
 }
 
-// Why `entry` cannot run `p` at all, or nullopt.
-std::optional<std::string> cannot_run(const BackendEntry& entry, const Problem& p,
-                                      const DeviceInfo& device) {
-  if (!entry.built()) return fmt::format("not built: {}", entry.not_built_reason);
-  return entry.unsupported(p, device);
-}
-
 std::string verification_errors(const Verification& v) {
   return fmt::format(
       "rel L2 {:.2e} (tolerance {:.1e}), max abs {:.2e} (tolerance {:.2e}), {} non-finite outputs",
