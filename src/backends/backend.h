@@ -14,15 +14,18 @@
 #include "model/device.h"
 #include "model/problem.h"
 #include "model/result.h"
+#include "paged_kv.h"
 
 namespace sdpa {
 
-// Q, K, V: [B, Hkv or Hq, S, D] row-major of the problem's dtype; O: [B, Hq, Sq, D].
+// Q, K, V: [B, Hkv or Hq, S, D] row-major of the problem's dtype; O: [B, Hq, Sq, D]. A paged
+// problem's K and V are in `paged` alone (k and v null), for the backends that read pages.
 struct AttentionTensors {
   const void* q;
   const void* k;
   const void* v;
   void* o;
+  const PagedKv* paged = nullptr;
 };
 
 class Backend {

@@ -61,6 +61,8 @@ std::string problem_error(const Problem& p) {
         checked_product({p.batch, p.pages_per_sequence(), p.page_size, p.kv_heads, p.head_dim});
     if (!pool || *pool > kMaxTensorElements)
       return fmt::format("{}: the K/V page pool would hold more than 2^40 elements", p.shape_label());
+    if (p.batch * p.pages_per_sequence() > INT32_MAX)  // no overflow: the pool's product fit
+      return fmt::format("{}: more than 2^31 - 1 pages, past the int32 block table", p.shape_label());
   }
   if (!scores || *scores > kMaxScoreElements)
     return fmt::format("{}: the score matrix would hold more than 2^56 elements", p.shape_label());

@@ -15,6 +15,7 @@
 #include "profile/profile_pass.h"
 #include "random_fill.h"
 #include "reference.h"
+#include "run/paged_kv_pool.h"
 #include "run/verify.h"
 
 namespace sdpa {
@@ -33,9 +34,12 @@ struct ProblemData {
         o(bytes_of(p.q_elements(), dtype_bytes(p.dtype))),
         reference(bytes_of(p.q_elements(), sizeof(float))),
         scratch(bytes_of(reference_scratch_floats(p), sizeof(float))),
-        sums(sizeof(ErrorSums)) {}
+        sums(sizeof(ErrorSums)) {
+    if (p.paged()) paged.emplace(p);
+  }
 
   DeviceBuffer q, k, v, o, reference, scratch, sums;
+  std::optional<PagedKvPool> paged;  // a paged problem's K and V, in pages
 };
 
 // A choice's name before its variants are known: "flash", or "cudnn:all".
@@ -157,7 +161,12 @@ class CaseRun {
 
  private:
   void forward(cudaStream_t s) {
-    backend_->run({data_.q.get(), data_.k.get(), data_.v.get(), data_.o.get()}, s);
+    if (data_.paged) {
+      const PagedKv pages = data_.paged->view();
+      backend_->run({data_.q.get(), nullptr, nullptr, data_.o.get(), &pages}, s);
+    } else {
+      backend_->run({data_.q.get(), data_.k.get(), data_.v.get(), data_.o.get()}, s);
+    }
   }
   std::function<void(cudaStream_t)> forwarder() {
     return [this](cudaStream_t s) { forward(s); };
@@ -207,6 +216,8 @@ void fill_inputs_and_reference(const Problem& p, uint64_t seed, uint64_t problem
   SDPA_CHECK_CUDA(launch_reference_attention(
       p.dtype, attention_shape(p), data.q.get(), data.k.get(), data.v.get(),
       data.reference.as<float>(), data.scratch.as<float>(), reference_scratch_floats(p), stream));
+  // The same K and V in pages, dealt in an order of this problem's own.
+  if (data.paged) data.paged->fill(data.k.get(), data.v.get(), seed ^ (problem_index * 0x9e3779b97f4a7c15ull), stream);
   SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
 }
 
@@ -230,7 +241,7 @@ std::size_t shared_case_bytes(const Problem& p) {
   const std::size_t elem = dtype_bytes(p.dtype);
   return bytes_of(2 * p.q_elements(), elem) + bytes_of(2 * p.kv_elements(), elem) +
          bytes_of(p.q_elements(), sizeof(float)) +
-         bytes_of(reference_scratch_floats(p), sizeof(float)) + sizeof(ErrorSums);
+         bytes_of(reference_scratch_floats(p), sizeof(float)) + sizeof(ErrorSums) + PagedKvPool::bytes(p);
 }
 
 std::size_t predicted_case_bytes(const Problem& p, const BackendEntry& backend) {
