@@ -304,6 +304,7 @@ int ceilings_command(const CliOptions& o, std::ostream& out, std::ostream& progr
   out << fmt::format("  bf16 tensor-core GEMM  {:8.1f} TFLOP/s\n", c->bf16_gemm_tflops);
   out << fmt::format("  fp16 tensor-core GEMM  {:8.1f} TFLOP/s\n", c->fp16_gemm_tflops);
   out << fmt::format("  device-to-device copy  {:8.2f} TB/s (read + write)\n", c->copy_tb_per_s);
+  out << fmt::format("  HBM read              {:8.2f} TB/s (read only)\n", c->read_tb_per_s);
   out << fmt::format("{} {} at {}: {}\n", cached ? "cached, measured" : "measured", ceilings_cache_path(device),
                      c->measured_at, c->method);
   return kExitOk;
