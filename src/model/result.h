@@ -19,8 +19,10 @@ namespace sdpa {
 
 // 2: profile, host cost, profiler; 3: sampling statistics, ceilings, memory; 4: "setup" (what a
 // backend chose and its setup times) replaces "chosen_config", variants are cases of their own;
-// 5: hardware counters per kernel ("counters") and the pass that read them ("counters_source").
-inline constexpr int kResultSchemaVersion = 5;
+// 5: hardware counters per kernel ("counters") and the pass that read them ("counters_source");
+// 6: the HBM read ceiling ("read_tb_per_s"), a case's "ceiling" and "ridge_point" in its roofline,
+// "page_size" in a paged problem.
+inline constexpr int kResultSchemaVersion = 6;
 
 enum class CaseStatus { ok, skipped, failed };
 const char* status_name(CaseStatus s);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/clocks.h"
+#include "model/roofline.h"
 #include "report/finding_parts.h"
 
 namespace sdpa {
@@ -151,6 +152,10 @@ std::vector<FindingGroup> group_findings(const RunReport& report, bool everythin
   std::vector<FindingGroup> groups;
   for (const CaseResult& c : report.cases) {
     std::vector<Finding> findings = c.timing ? clock_findings(*c.timing) : std::vector<Finding>{};
+    if (const std::optional<Ceilings>& ceilings = report.environment.ceilings; ceilings && c.timing) {
+      const int sm_count = report.environment.device ? report.environment.device->sm_count : 0;
+      for (Finding& f : bandwidth_findings(c, *ceilings, sm_count)) findings.push_back(std::move(f));
+    }
     if (c.profile) findings.insert(findings.end(), c.profile->findings.begin(), c.profile->findings.end());
     for (const Finding& f : findings) {
       if (!everything && library_occupancy(f, c)) continue;

@@ -299,8 +299,7 @@ std::string case_details(const CaseResult& c, std::size_t index, const TableCont
       text += fmt::format(", spread \xC2\xB1{:.2f}%{}", 100 * s.relative_spread,
                           s.converged ? "" : " (not converged)");
     if (s.sm_clock_mhz > 0) text += fmt::format(", SM clock {:.0f} MHz", s.sm_clock_mhz);
-    const double peak = t.percent_of_peak(c);
-    if (peak >= 0) text += fmt::format(", {:.0f}% of peak", peak);
+    if (const std::string peak = t.peak_text(c); !peak.empty()) text += ", " + peak;
     out += "<p>" + html_escape(text) + "</p>\n";
   }
   if (c.host)
