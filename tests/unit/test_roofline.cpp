@@ -185,5 +185,23 @@ TEST(PeakColumn, TheSummarySaysWhichCeiling) {
   EXPECT_NE(format_summary(r).find("(50% of HBM read bandwidth)"), std::string::npos) << format_summary(r);
 }
 
+TEST(RooflineChart, TheHtmlReportDrawsItUnderBothCeilings) {
+  const RunReport r = report_of({timed_case(decode_problem(), 2.0, kSms), timed_case(prefill_problem(), 0.5, kSms)},
+                                h200_like(4.0));
+  const std::string html = format_html(r);
+  const std::size_t chart = html.find("id=\"chart-roofline\"");
+  ASSERT_NE(chart, std::string::npos);
+  EXPECT_NE(html.find("HBM read 4.00 TB/s, ridge 200 FLOP/B", chart), std::string::npos);
+  EXPECT_NE(html.find("GEMM ceiling 800 TFLOP/s", chart), std::string::npos);
+  const std::string svg = html.substr(chart, html.find("</svg>", chart) - chart);
+  std::size_t dots = 0;
+  for (std::size_t at = svg.find("<title>flash3: "); at != std::string::npos; at = svg.find("<title>flash3: ", at + 1))
+    ++dots;
+  EXPECT_EQ(dots, 2u);  // one per timed case
+  // Results from before the read ceiling draw none.
+  EXPECT_EQ(format_html(report_of({timed_case(decode_problem(), 2.0, kSms)}, h200_like(0))).find("chart-roofline"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace sdpa
