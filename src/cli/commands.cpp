@@ -58,6 +58,7 @@ void print_dry_run(const SweepPlan& plan, std::ostream& out) {
       const BackendEntry& e = *c.entry;
       std::string note = e.built() ? "" : fmt::format("not built: {}", e.not_built_reason);
       if (c.every_variant && e.built()) note = "one case per variant, listed when it runs";
+      if (e.built() && p.paged() && !e.reads_paged_kv) note = paged_kv_unsupported(e.name);
       out << fmt::format("{:<14} {:<26} {:<5} {:<6} {:>12}  {}\n", c.every_variant ? std::string(e.name) + ":all" : std::string(e.name),
                          p.shape_label(), dtype_name(p.dtype), p.causal ? "yes" : "no",
                          gib_text(predicted_case_bytes(p, e)), note);

@@ -10,6 +10,7 @@
 #include "gpu/problem_shape.h"
 #include "paged_kv.h"
 #include "run/paged_kv_pool.h"
+#include "run/runner.h"
 
 namespace sdpa {
 namespace {
@@ -86,6 +87,9 @@ TEST(PagedKvPool, BytesCountBothPoolsAndTheTable) {
   const Problem p = small_paged(4097, 64);  // 65 pages per sequence
   EXPECT_EQ(PagedKvPool::bytes(p), 2u * 3 * 65 * 64 * 2 * 8 * 2 + 3u * 65 * sizeof(int32_t));
   EXPECT_EQ(PagedKvPool::bytes(small_paged(4097, 0)), 0u);
+  // A case's predicted memory (--dry-run's) holds them beside the contiguous K and V.
+  const BackendEntry& flash = *find_backend("flash");
+  EXPECT_EQ(predicted_case_bytes(p, flash) - predicted_case_bytes(small_paged(4097, 0), flash), PagedKvPool::bytes(p));
 }
 
 }  // namespace
