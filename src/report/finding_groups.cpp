@@ -15,11 +15,12 @@ namespace {
 constexpr std::size_t kIndent = 2;
 constexpr std::size_t kHang = 4;
 
-// A problem's label in parts: B8 H16 Hkv16 S1024 Skv1024 D64 bf16 causal.
+// A problem's label in parts: B8 H16 Hkv16 S1024 Skv1024 D64 bf16 causal contiguous.
 std::vector<std::string> label_parts(const Problem& p) {
   return {fmt::format("B{}", p.batch),     fmt::format("H{}", p.heads),     fmt::format("Hkv{}", p.kv_heads),
           fmt::format("S{}", p.seq_q),     fmt::format("Skv{}", p.seq_kv),  fmt::format("D{}", p.head_dim),
-          dtype_name(p.dtype),             p.causal ? "causal" : "not causal"};
+          dtype_name(p.dtype),             p.causal ? "causal" : "not causal",
+          p.paged() ? fmt::format("page{}", p.page_size) : "contiguous"};
 }
 
 // Which parts of the label differ between the run's cases. Hkv and Skv count only where some

@@ -8,6 +8,7 @@
 #include "io/ceilings_file.h"
 #include "model/errors.h"
 #include "model/roofline.h"
+#include "report/finding_groups.h"
 #include "report/report.h"
 #include "report/table_columns.h"
 
@@ -183,6 +184,17 @@ TEST(PeakColumn, JsonHoldsTheCeilingAndTheFindingAndReadsBack) {
 TEST(PeakColumn, TheSummarySaysWhichCeiling) {
   const RunReport r = report_of({timed_case(decode_problem(), 2.0, kSms)}, h200_like(4.0));
   EXPECT_NE(format_summary(r).find("(50% of HBM read bandwidth)"), std::string::npos) << format_summary(r);
+}
+
+TEST(ReadCeilingFinding, IsSaidUnderTheTableWithThePageSizeWhereItVaries) {
+  Problem paged = decode_problem();
+  paged.page_size = 16;
+  const RunReport r =
+      report_of({timed_case(decode_problem(), 1.2, 64), timed_case(paged, 1.2, 64)}, h200_like(4.0));
+  const std::string text = format_findings(r, TextStyle{}, false);
+  EXPECT_NE(text.find("far from the HBM read ceiling"), std::string::npos) << text;
+  EXPECT_NE(text.find("contiguous"), std::string::npos) << text;
+  EXPECT_NE(text.find("page16"), std::string::npos) << text;
 }
 
 TEST(RooflineChart, TheHtmlReportDrawsItUnderBothCeilings) {
