@@ -127,9 +127,13 @@ ProblemSummary summarize_problem(const std::vector<const CaseResult*>& cases,
 
   if (!ran.empty()) {
     const CaseResult& best = *ran.front();
-    std::string text = fmt::format("{} is {}: {:.3f} ms, {:.0f} TFLOP/s", best.backend,
-                                   ran.size() == 1 ? "the only one that ran" : "fastest",
-                                   median(best), best.tflops());
+    // A memory-bound case's rate is its bandwidth: the bytes a forward must move per second.
+    const std::optional<PeakShare> share = t.peak_share(best);
+    const std::string rate = share && share->ceiling == Ceiling::read_bandwidth
+                                 ? fmt::format("{:.2f} TB/s", best.achieved_tb_per_s())
+                                 : fmt::format("{:.0f} TFLOP/s", best.tflops());
+    std::string text = fmt::format("{} is {}: {:.3f} ms, {}", best.backend,
+                                   ran.size() == 1 ? "the only one that ran" : "fastest", median(best), rate);
     if (const std::string peak = t.peak_text(best); !peak.empty()) text += " (" + peak + ")";
     if (ran.size() > 1) {
       const CaseResult& next = *ran[1];

@@ -183,7 +183,7 @@ TEST(PeakColumn, JsonHoldsTheCeilingAndTheFindingAndReadsBack) {
 
 TEST(PeakColumn, TheSummarySaysWhichCeiling) {
   const RunReport r = report_of({timed_case(decode_problem(), 2.0, kSms)}, h200_like(4.0));
-  EXPECT_NE(format_summary(r).find("(50% of HBM read bandwidth)"), std::string::npos) << format_summary(r);
+  EXPECT_NE(format_summary(r).find("2.00 TB/s (50% of HBM read bandwidth)"), std::string::npos) << format_summary(r);
 }
 
 TEST(ReadCeilingFinding, IsSaidUnderTheTableWithThePageSizeWhereItVaries) {
