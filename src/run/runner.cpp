@@ -296,6 +296,16 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
       for (std::size_t j = 0; j < plan.backends.size(); ++j)
         if (plan.left_to_run(problem_at, j)) finish(unrun(plan.backends[j], status, reason));
     };
+    // Nor does a problem that no backend here can run (a paged one, today): each says why.
+    bool any_can_run = false;
+    for (std::size_t j = 0; j < plan.backends.size() && !any_can_run; ++j)
+      any_can_run = plan.left_to_run(problem_at, j) && !cannot_run(*plan.backends[j].entry, p, device);
+    if (!any_can_run) {
+      for (std::size_t j = 0; j < plan.backends.size(); ++j)
+        if (plan.left_to_run(problem_at, j))
+          finish(unrun(plan.backends[j], CaseStatus::skipped, *cannot_run(*plan.backends[j].entry, p, device)));
+      continue;
+    }
     const std::size_t shared = shared_case_bytes(p);
     const std::size_t free_before_problem = free_device_memory();
     if (const std::size_t free_bytes = free_before_problem; shared > free_bytes) {
