@@ -142,6 +142,7 @@ RunReport report_of(const std::vector<CaseResult>& cases, const Ceilings& ceilin
   DeviceInfo device;
   device.name = "a GPU";
   device.sm_count = kSms;
+  device.total_memory = std::size_t{80} << 30;
   r.environment.device = device;
   r.cases = cases;
   return r;
