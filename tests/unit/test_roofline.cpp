@@ -191,7 +191,7 @@ TEST(ReadCeilingFinding, IsSaidUnderTheTableWithThePageSizeWhereItVaries) {
   Problem paged = decode_problem();
   paged.page_size = 16;
   const RunReport r =
-      report_of({timed_case(decode_problem(), 1.2, 64), timed_case(paged, 1.2, 64)}, h200_like(4.0));
+      report_of({timed_case(decode_problem(), 1.2, 64), timed_case(paged, 1.0, 64)}, h200_like(4.0));
   const std::string text = format_findings(r, TextStyle{}, false);
   EXPECT_NE(text.find("far from the HBM read ceiling"), std::string::npos) << text;
   EXPECT_NE(text.find("contiguous"), std::string::npos) << text;
