@@ -372,11 +372,11 @@ int merge_command(const CliOptions& o, std::ostream& out, std::ostream& progress
 }
 
 int list_command(std::ostream& out) {
-  out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {}\n", "backend", "built", "dtypes", "head dims",
-                     "archs", "what it is");
+  out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {:<6} {}\n", "backend", "built", "dtypes", "head dims",
+                     "archs", "paged", "what it is");
   for (const BackendEntry& e : backend_registry())
-    out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {}{}\n", e.name, e.built() ? "yes" : "no",
-                       e.dtypes, e.head_dims, e.archs, e.summary,
+    out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {:<6} {}{}\n", e.name, e.built() ? "yes" : "no",
+                       e.dtypes, e.head_dims, e.archs, e.reads_paged_kv ? "yes" : "no", e.summary,
                        e.built() ? "" : fmt::format(" [not built: {}]", e.not_built_reason));
   // Where trace and --with-torch find what they run, or why they would not.
   const auto found = [](const std::function<std::string()>& find) {
