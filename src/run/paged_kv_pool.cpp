@@ -40,7 +40,8 @@ PagedKvPool::PagedKvPool(const Problem& p)
       layout_(paged_kv_layout(shape_, p.page_size)),
       k_pool_(pool_bytes(p)),
       v_pool_(pool_bytes(p)),
-      block_table_(block_table_bytes(p)) {}
+      block_table_(block_table_bytes(p)),
+      view_{layout_, k_pool_.get(), v_pool_.get(), block_table_.as<int32_t>()} {}
 
 void PagedKvPool::fill(const void* k, const void* v, uint64_t seed, cudaStream_t stream) {
   const std::vector<int32_t> table = shuffled_block_table(shape_.batch, layout_.pages_per_sequence, seed);
@@ -53,10 +54,6 @@ void PagedKvPool::fill(const void* k, const void* v, uint64_t seed, cudaStream_t
   SDPA_CHECK_CUDA(launch_scatter_to_pages(shape_, k, layout_, block_table_.as<int32_t>(), k_pool_.get(), stream));
   SDPA_CHECK_CUDA(launch_scatter_to_pages(shape_, v, layout_, block_table_.as<int32_t>(), v_pool_.get(), stream));
   // `table` is pageable host memory: the copy has finished with it when the call returns.
-}
-
-PagedKv PagedKvPool::view() const {
-  return {layout_, k_pool_.get(), v_pool_.get(), block_table_.as<int32_t>()};
 }
 
 }  // namespace sdpa

@@ -28,12 +28,14 @@ class PagedKvPool {
 
   // Zeroes the pools, uploads a block table shuffled by `seed` and scatters K and V into pages.
   void fill(const void* k, const void* v, uint64_t seed, cudaStream_t stream);
-  PagedKv view() const;
+  // What a backend reads; the same object for the pool's life, so a backend may keep its address.
+  const PagedKv& view() const { return view_; }
 
  private:
   AttentionShape shape_;
   PagedKvLayout layout_;
   DeviceBuffer k_pool_, v_pool_, block_table_;
+  PagedKv view_;
 };
 
 }  // namespace sdpa

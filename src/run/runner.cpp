@@ -162,8 +162,7 @@ class CaseRun {
  private:
   void forward(cudaStream_t s) {
     if (data_.paged) {
-      const PagedKv pages = data_.paged->view();
-      backend_->run({data_.q.get(), nullptr, nullptr, data_.o.get(), &pages}, s);
+      backend_->run({data_.q.get(), nullptr, nullptr, data_.o.get(), &data_.paged->view()}, s);
     } else {
       backend_->run({data_.q.get(), data_.k.get(), data_.v.get(), data_.o.get()}, s);
     }
