@@ -12,6 +12,7 @@
 
 #include "attention_shape.h"
 #include "dtype.h"
+#include "paged_kv.h"
 
 namespace sdpa {
 
@@ -28,6 +29,8 @@ struct FusedForward {
   cudaStream_t stream;
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
+  // A paged K/V cache (k and v null): only for a kernel whose limits say reads_paged_kv.
+  const PagedKv* paged = nullptr;
 };
 
 // A head dim the kernel is compiled for, and the dynamic shared memory one CTA asks for there.
@@ -46,6 +49,7 @@ struct FusedKernelLimits {
   const char* arch_needs;                   // what the kernel uses from that architecture
   int64_t max_grid_yz;                      // heads run on grid y, batches on grid z
   bool exact_arch = false;                  // arch-specific code (sm_90a): runs on min_arch only
+  bool reads_paged_kv = false;              // reads K and V through FusedForward::paged
 
   const FusedHeadDim* find(int64_t head_dim) const {
     for (const FusedHeadDim& h : head_dims)

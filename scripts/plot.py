@@ -8,8 +8,9 @@ Writes, into --out:
                       schema version 2 or later)
   kernels.png         kernels per forward, per backend and shape (same)
   roofline.png        TFLOP/s against arithmetic intensity, one point per case, under the GPU's
-                      measured ceilings (bf16/fp16 GEMM, device-to-device copy: what
-                      `sdpa-prof ceilings` prints, recorded in each result); the intensity uses
+                      measured ceilings (bf16/fp16 GEMM, HBM read bandwidth where recorded
+                      (schema 6), else device-to-device copy: what `sdpa-prof ceilings`
+                      prints, recorded in each result); the intensity uses
                       the DRAM bytes the counter pass measured (schema 5) where there are any,
                       else the problem's minimum bytes (hollow marker)
 
@@ -137,6 +138,8 @@ def ceilings_from_text(path):
                     found[f"{words[0]}_gemm_tflops"] = float(words[words.index("TFLOP/s") - 1])
                 elif "copy" in words and "TB/s" in words:
                     found["copy_tb_per_s"] = float(words[words.index("TB/s") - 1])
+                elif "read" in words and "TB/s" in words:
+                    found["read_tb_per_s"] = float(words[words.index("TB/s") - 1])
     except (OSError, ValueError) as e:
         sys.exit(f"plot.py: cannot read the ceilings in {path}: {e}")
     if "copy_tb_per_s" not in found or "bf16_gemm_tflops" not in found:
@@ -160,7 +163,9 @@ def plot_roofline(results, ceilings, out):
     fig, ax = plt.subplots(figsize=(9, 6))
     lows, highs = min(p[1] for p in points) / 4, max(p[1] for p in points) * 4
     if ceilings:
-        bandwidth = ceilings["copy_tb_per_s"]  # TB/s x FLOP/byte = TFLOP/s
+        # The read ceiling where it was measured (a forward reads far more than it writes), else the copy's.
+        bandwidth = ceilings.get("read_tb_per_s") or ceilings["copy_tb_per_s"]  # TB/s x FLOP/byte = TFLOP/s
+        bandwidth_name = "HBM read" if ceilings.get("read_tb_per_s") else "copy"
         for dtype in sorted({p[4] for p in points}):
             peak = ceilings.get(f"{dtype}_gemm_tflops")
             if not peak:
@@ -170,7 +175,7 @@ def plot_roofline(results, ceilings, out):
             ax.plot(xs, [min(peak, x * bandwidth) for x in xs], color="black", lw=1)
             ax.annotate(f"{dtype} GEMM {peak:.0f} TFLOP/s", (highs, peak), xytext=(-4, 4), textcoords="offset points",
                         ha="right", fontsize=8)
-        ax.annotate(f"copy {bandwidth:.2f} TB/s", (lows, lows * bandwidth), xytext=(4, 6), textcoords="offset points",
+        ax.annotate(f"{bandwidth_name} {bandwidth:.2f} TB/s", (lows, lows * bandwidth), xytext=(4, 6), textcoords="offset points",
                     fontsize=8, rotation=30)
     for label, x, y, measured, _ in points:
         ax.scatter([x], [y], marker="o", facecolors=None if measured else "none", edgecolors="C0")

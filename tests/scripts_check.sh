@@ -12,6 +12,10 @@ test -s "$out/roofline.png"
 /usr/bin/python3 "$root/scripts/ab_table.py" --a "$root/tests/data/recorded-h200-hopper-preset-stage7-run1.json" \
   --b "$root/tests/data/recorded-h200-hopper-preset-stage7-run2.json" >"$out/ab.txt"
 grep -q "S4096 D64 causal *flash3 " "$out/ab.txt"
+# decode_table.py reads results from before the read ceiling (no page_size, no "ceiling") too.
+/usr/bin/python3 "$root/scripts/decode_table.py" "$root/tests/data/recorded-h200-hopper-preset-stage7-run1.json" >"$out/decode.txt"
+grep -q "^flash3 .* B8 H16/16 Sq4096 Skv4096 D128 .* ok$" "$out/decode.txt"
+grep -q "^target flash3 <= cudnn: [0-9]* of [1-9][0-9]* shapes hold" "$out/decode.txt"
 /usr/bin/python3 - "$root/ci-example/gpu-regressions.yml" <<'PY'
 import sys, yaml
 doc = yaml.safe_load(open(sys.argv[1]))

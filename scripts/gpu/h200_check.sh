@@ -38,6 +38,9 @@
 #              schedule) with counters, one line per case (scripts/hopper_table.py)       (~60)
 #   ab         flash3_ab.sh: build/base/sdpa-prof (BASE) against this build, 3 rounds
 #              alternating over hopper-bench, flash3 schedules and cuDNN                (~300)
+#   decode     issue 32: the read ceiling (`ceilings --remeasure`, its kernel's GPU test), the paged-cache GPU tests,
+#              configs/decode.json contiguous, paged with 16- and 64-token pages, and
+#              scripts/decode_table.py: each case's TB/s against the read ceiling      (~600)
 #   default    the README's main job (--backend all --seq 4096) and the default preset,
 #              JSON for results/                                                        (~120)
 #   sanitize   sanitize.sh: memcheck, racecheck, initcheck, synccheck                    (~200)
@@ -217,6 +220,19 @@ part_hopper() {
   local rc=$?
   python3 scripts/hopper_table.py "$1/hopper.json"
   return $rc
+}
+part_decode() {
+  $tool ceilings --remeasure >"$1/ceilings.txt" 2>&1; local a=$?
+  grep -E "HBM read|copy" "$1/ceilings.txt"
+  build/tests/sdpa_gpu_tests --gtest_filter='PagedKv*:ReadBandwidth.*' >"$1/paged_tests.log" 2>&1; local b=$?
+  grep -hE "^\[  (PASSED|FAILED|SKIPPED) |Failure" "$1/paged_tests.log" | head -10
+  local quick=(--min-time 0.2 --no-counters --quiet --case-timeout 120)
+  timeout 420 $tool --config configs/decode.json "${quick[@]}" --json "$1/decode.json" >"$1/decode.txt" 2>&1; local c=$?
+  timeout 150 $tool --config configs/decode.json --page-size 16,64 --batch 1,16 --seq-kv 4096,32768 "${quick[@]}" \
+    --json "$1/decode_paged.json" >"$1/decode_paged.txt" 2>&1; local d=$?
+  python3 scripts/decode_table.py "$1/decode.json" "$1/decode_paged.json"; local e=$?
+  echo "rc ceilings=$a paged tests=$b decode=$c paged=$d table=$e"
+  return $((a != 0 || b != 0 || c != 0 || d != 0 || e != 0))
 }
 part_ab() { OUT=$1 BASE=${BASE:-build/base/sdpa-prof} scripts/gpu/flash3_ab.sh 2>&1 | tail -40; }
 part_default() {

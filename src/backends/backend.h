@@ -14,15 +14,18 @@
 #include "model/device.h"
 #include "model/problem.h"
 #include "model/result.h"
+#include "paged_kv.h"
 
 namespace sdpa {
 
-// Q, K, V: [B, Hkv or Hq, S, D] row-major of the problem's dtype; O: [B, Hq, Sq, D].
+// Q, K, V: [B, Hkv or Hq, S, D] row-major of the problem's dtype; O: [B, Hq, Sq, D]. A paged
+// problem's K and V are in `paged` alone (k and v null), for the backends that read pages.
 struct AttentionTensors {
   const void* q;
   const void* k;
   const void* v;
   void* o;
+  const PagedKv* paged = nullptr;
 };
 
 // The backward's tensors: dO in ([B, Hq, Sq, D]); dQ out ([B, Hq, Sq, D]), dK and dV out
@@ -76,12 +79,19 @@ struct BackendEntry {
   // The PyTorch path this backend reproduces, as share/sdpa-prof/torch_sdpa.py names it
   // (--with-torch runs it as torch:<name>); empty when PyTorch has none.
   std::string_view pytorch_path = {};
+  // Reads K and V through a block table from a page pool (AttentionTensors::paged); a backend
+  // that does not is never given a paged problem, it is skipped with the reason.
+  bool reads_paged_kv = false;
 
   bool built() const { return not_built_reason.empty(); }
   bool has_backward() const { return no_backward_reason.empty(); }
 };
 
 std::span<const BackendEntry> backend_registry();
+// Why `entry` cannot run `problem` on `device` (not built, a K/V layout it cannot read, its own
+// unsupported()), or nullopt when it can.
+std::optional<std::string> cannot_run(const BackendEntry& entry, const Problem& problem,
+                                      const DeviceInfo& device);
 const BackendEntry* find_backend(std::string_view name);
 
 // "bwd: flash has no backward pass in this version" when `problem`'s pass needs a backward that

@@ -24,7 +24,7 @@ class FusedBackend final : public Backend {
 
   void run(const AttentionTensors& t, cudaStream_t stream) override {
     SDPA_CHECK_CUDA(kernel_.launch(
-        {dtype_, shape_, t.q, t.k, t.v, t.o, stream, workspace_.get(), workspace_.bytes()}));
+        {dtype_, shape_, t.q, t.k, t.v, t.o, stream, workspace_.get(), workspace_.bytes(), t.paged}));
   }
 
  private:

@@ -1,7 +1,7 @@
 // The one way to declare a backend that is one of our fused kernels: one launch per forward, the
 // workspace its kernel asks for allocated and zeroed in prepare(), and what `list` prints and
-// unsupported() answers read from the kernel's limits (kernels/fused_forward.h), the same limits
-// its launcher checks.
+// unsupported() answers (and whether it reads a paged K/V cache) read from the kernel's limits
+// (kernels/fused_forward.h), the same limits its launcher checks.
 #pragma once
 
 #include <cstddef>
@@ -44,6 +44,7 @@ BackendEntry fused_backend_entry(std::string_view name, std::string_view summary
       .workspace_bytes = [](const Problem& p) { return fused_workspace_bytes(kKernel, p); },
       .create = [](const std::string&) { return make_fused_backend(kKernel); },
       .pytorch_path = name,
+      .reads_paged_kv = kKernel.limits.reads_paged_kv,
   };
 }
 

@@ -39,6 +39,14 @@ std::span<const BackendEntry> backend_registry() {
   return entries;
 }
 
+std::optional<std::string> cannot_run(const BackendEntry& entry, const Problem& p,
+                                      const DeviceInfo& device) {
+  if (!entry.built()) return fmt::format("not built: {}", entry.not_built_reason);
+  if (p.paged() && !entry.reads_paged_kv) return paged_kv_unsupported(entry.name);
+  if (auto why = pass_unsupported(entry, p)) return why;
+  return entry.unsupported(p, device);
+}
+
 const BackendEntry* find_backend(std::string_view name) {
   for (const BackendEntry& e : backend_registry())
     if (e.name == name) return &e;

@@ -58,6 +58,7 @@ void print_dry_run(const SweepPlan& plan, std::ostream& out) {
       const BackendEntry& e = *c.entry;
       std::string note = e.built() ? "" : fmt::format("not built: {}", e.not_built_reason);
       if (c.every_variant && e.built()) note = "one case per variant, listed when it runs";
+      if (e.built() && p.paged() && !e.reads_paged_kv) note = paged_kv_unsupported(e.name);
       if (const auto why = pass_unsupported(e, p); why && e.built()) note = "skipped: " + *why;
       out << fmt::format("{:<14} {:<26} {:<5} {:<6} {:>12}  {}\n", c.every_variant ? std::string(e.name) + ":all" : std::string(e.name),
                          p.shape_label(), dtype_name(p.dtype), p.causal ? "yes" : "no",
@@ -307,6 +308,7 @@ int ceilings_command(const CliOptions& o, std::ostream& out, std::ostream& progr
   out << fmt::format("  bf16 tensor-core GEMM  {:8.1f} TFLOP/s\n", c->bf16_gemm_tflops);
   out << fmt::format("  fp16 tensor-core GEMM  {:8.1f} TFLOP/s\n", c->fp16_gemm_tflops);
   out << fmt::format("  device-to-device copy  {:8.2f} TB/s (read + write)\n", c->copy_tb_per_s);
+  out << fmt::format("  HBM read              {:8.2f} TB/s (read only)\n", c->read_tb_per_s);
   out << fmt::format("{} {} at {}: {}\n", cached ? "cached, measured" : "measured", ceilings_cache_path(device),
                      c->measured_at, c->method);
   return kExitOk;
@@ -374,11 +376,12 @@ int merge_command(const CliOptions& o, std::ostream& out, std::ostream& progress
 }
 
 int list_command(std::ostream& out) {
-  out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {:<8} {}\n", "backend", "built", "dtypes", "head dims",
-                     "archs", "passes", "what it is");
+  out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {:<8} {:<6} {}\n", "backend", "built", "dtypes", "head dims",
+                     "archs", "passes", "paged", "what it is");
   for (const BackendEntry& e : backend_registry())
-    out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {:<8} {}{}\n", e.name, e.built() ? "yes" : "no",
-                       e.dtypes, e.head_dims, e.archs, e.has_backward() ? "fwd, bwd" : "fwd", e.summary,
+    out << fmt::format("{:<14} {:<6} {:<11} {:<10} {:<7} {:<8} {:<6} {}{}\n", e.name, e.built() ? "yes" : "no",
+                       e.dtypes, e.head_dims, e.archs, e.has_backward() ? "fwd, bwd" : "fwd",
+                       e.reads_paged_kv ? "yes" : "no", e.summary,
                        e.built() ? "" : fmt::format(" [not built: {}]", e.not_built_reason));
   // Where trace and --with-torch find what they run, or why they would not.
   const auto found = [](const std::function<std::string()>& find) {

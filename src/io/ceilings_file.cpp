@@ -29,6 +29,7 @@ std::optional<Ceilings> load_cached_ceilings(const DeviceInfo& device) {
   try {
     Ceilings c = ceilings_from_json(JsonFields(read_untrusted_json_file(path, 1 << 20), path));
     if (c.device_uuid != device.uuid) return std::nullopt;
+    if (c.read_tb_per_s == 0) return std::nullopt;  // cached before the read ceiling: measured again
     return c;
   } catch (const std::exception&) {
     return std::nullopt;  // a damaged cache is measured again
@@ -49,7 +50,8 @@ std::string save_ceilings(const DeviceInfo& device, const Ceilings& c) {
 nlohmann::json ceilings_to_json(const Ceilings& c) {
   return nlohmann::json{{"device_name", c.device_name},       {"device_uuid", c.device_uuid},
                         {"bf16_gemm_tflops", c.bf16_gemm_tflops}, {"fp16_gemm_tflops", c.fp16_gemm_tflops},
-                        {"copy_tb_per_s", c.copy_tb_per_s},    {"method", c.method},
+                        {"copy_tb_per_s", c.copy_tb_per_s},    {"read_tb_per_s", c.read_tb_per_s},
+                        {"method", c.method},
                         {"measured_at", c.measured_at}};
 }
 
@@ -60,6 +62,7 @@ Ceilings ceilings_from_json(const JsonFields& j) {
   c.bf16_gemm_tflops = j.number("bf16_gemm_tflops", 1e-6, 1e6);
   c.fp16_gemm_tflops = j.number("fp16_gemm_tflops", 1e-6, 1e6);
   c.copy_tb_per_s = j.number("copy_tb_per_s", 1e-6, 1e6);
+  c.read_tb_per_s = j.number_or("read_tb_per_s", 0.0, 0, 1e6);  // schema 6; older: unknown
   c.method = j.text_or("method", "");
   c.measured_at = j.text_or("measured_at", "");
   return c;

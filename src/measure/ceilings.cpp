@@ -8,6 +8,7 @@
 #include "gpu/cublas_handle.h"
 #include "gpu/device_buffer.h"
 #include "random_fill.h"
+#include "read_bandwidth.h"
 #include "io/time_text.h"
 #include "measure/sample_stats.h"
 
@@ -67,6 +68,20 @@ double copy_tb_per_s(cudaStream_t stream) {
   return 2.0 * static_cast<double>(kCopyBytes) / (ms * 1e-3) / 1e12;
 }
 
+// Bytes read per second by a kernel that reads kCopyBytes once (a copy's buffer: far past the L2)
+// on enough blocks to fill every SM's threads.
+double read_tb_per_s(const DeviceInfo& device, cudaStream_t stream) {
+  DeviceBuffer src(kCopyBytes);
+  const int blocks_per_sm = 2048 / kReadBandwidthBlock;  // every sm_80+ SM holds 2048 threads
+  const int blocks = device.sm_count * blocks_per_sm;
+  DeviceBuffer sink(static_cast<std::size_t>(blocks) * sizeof(uint32_t));
+  SDPA_CHECK_CUDA(cudaMemsetAsync(src.get(), 1, kCopyBytes, stream));
+  const double ms = median_ms(stream, [&] {
+    SDPA_CHECK_CUDA(launch_read_bandwidth(src.get(), kCopyBytes, sink.as<uint32_t>(), blocks, stream));
+  });
+  return static_cast<double>(kCopyBytes) / (ms * 1e-3) / 1e12;
+}
+
 }  // namespace
 
 Ceilings measure_ceilings(const DeviceInfo& device) {
@@ -77,9 +92,11 @@ Ceilings measure_ceilings(const DeviceInfo& device) {
   c.bf16_gemm_tflops = gemm_tflops(DType::bf16, stream.get());
   c.fp16_gemm_tflops = gemm_tflops(DType::fp16, stream.get());
   c.copy_tb_per_s = copy_tb_per_s(stream.get());
+  c.read_tb_per_s = read_tb_per_s(device, stream.get());
   c.method = fmt::format(
-      "cuBLAS GEMM {0}x{0}x{0} on random data and a {1} GiB device-to-device copy (bytes read + "
-      "written); median of {2} after {3} warm-ups",
+      "cuBLAS GEMM {0}x{0}x{0} on random data, a {1} GiB device-to-device copy (bytes read + "
+      "written) and a kernel reading {1} GiB once (16-byte streaming loads, a full grid); median of "
+      "{2} after {3} warm-ups",
       kGemmSize, kCopyBytes >> 30, kSamples, kWarmup);
   c.measured_at = utc_now_iso8601();
   return c;

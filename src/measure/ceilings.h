@@ -1,5 +1,5 @@
-// What the GPU can do at most, measured: dense 16-bit tensor-core GEMM rate and device-to-device
-// copy bandwidth. Results are placed against these; io/ceilings_file.h caches them per device.
+// What the GPU can do at most, measured: dense 16-bit tensor-core GEMM rate, device-to-device
+// copy bandwidth and HBM read bandwidth (kernels/read_bandwidth.h). Results are placed against these; io/ceilings_file.h caches them per device.
 #pragma once
 
 #include "model/device.h"

@@ -30,6 +30,16 @@ AxisSpec integer_axis(std::string name, std::string json_key, std::string range_
   return a;
 }
 
+// K and V in a shuffled pool of pages of N tokens read through a block table (kernels/paged_kv.h);
+// absent: contiguous K and V, as every result before the axis ran.
+AxisSpec page_size_axis() {
+  AxisSpec a = integer_axis("page_size", "", "page", "tokens per K/V page: a paged KV cache (default: contiguous K/V)",
+                            9, &Problem::page_size);
+  a.at_default = [](const Problem& p) { return p.page_size == 0; };
+  a.absent_at_default = true;
+  return a;
+}
+
 std::vector<AxisSpec> make_axis_table() {
   std::vector<AxisSpec> axes;
   axes.push_back(integer_axis("batch", "", "B", "batch sizes", 3, &Problem::batch));
@@ -82,6 +92,7 @@ std::vector<AxisSpec> make_axis_table() {
   scale.apply = [](Problem& p, const AxisValue& v) { p.scale = std::get<double>(v); };
   scale.read = [](const Problem& p) { return AxisValue{p.softmax_scale()}; };
   axes.push_back(std::move(scale));
+  axes.push_back(page_size_axis());
 
   AxisSpec pass;
   pass.name = "pass";
@@ -92,7 +103,7 @@ std::vector<AxisSpec> make_axis_table() {
   pass.choices = {"fwd", "bwd", "fwd+bwd"};
   // No defaults: a result file from before the axis has no "pass" and is a forward.
   pass.at_default = [](const Problem& p) { return p.pass == AttentionPass::forward; };
-  pass.nesting = 9;
+  pass.nesting = 10;
   pass.apply = [](Problem& p, const AxisValue& v) { parse_pass(std::get<std::string>(v), p.pass); };
   pass.read = [](const Problem& p) { return AxisValue{std::string(pass_name(p.pass))}; };
   axes.push_back(std::move(pass));
@@ -110,6 +121,10 @@ const AxisSpec* find_axis(const std::vector<AxisSpec>& axes, std::string_view na
   for (const AxisSpec& a : axes)
     if (a.name == name) return &a;
   return nullptr;
+}
+
+bool axis_present(const AxisSpec& axis, const Problem& p) {
+  return !(axis.absent_at_default && axis.at_default && axis.at_default(p));
 }
 
 std::string expected_text(const AxisSpec& axis) {

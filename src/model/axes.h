@@ -43,6 +43,9 @@ struct AxisSpec {
   // reader can tell its value without it: that of the axis it follows, or the default (at_default).
   std::string range_tag;
   std::function<bool(const Problem&)> at_default;  // null: the axis has no implied value
+  // At its default the axis is absent, not implied (a paged K/V cache): the case key, the result's
+  // problem JSON and the CSV leave it out, so results from before the axis keep their keys.
+  bool absent_at_default = false;
   int nesting = 0;       // expansion order: lower values vary slowest
   std::function<void(Problem&, const AxisValue&)> apply;
   std::function<AxisValue(const Problem&)> read;
@@ -53,6 +56,8 @@ struct AxisSpec {
 // Every axis of the sweep, in the order results show them (columns, JSON keys).
 const std::vector<AxisSpec>& axis_table();
 const AxisSpec* find_axis(const std::vector<AxisSpec>& axes, std::string_view name);
+// Whether `p` has a value of `axis` at all (false only for an absent_at_default axis at its default).
+bool axis_present(const AxisSpec& axis, const Problem& p);
 
 // "a positive integer", "bf16 or fp16", ...: what a value of this axis must be.
 std::string expected_text(const AxisSpec& axis);

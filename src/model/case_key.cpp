@@ -12,7 +12,7 @@ std::size_t CaseKeyHash::operator()(const CaseKey& k) const {
 CaseKey case_key(const std::string& backend, const Problem& p, const std::vector<AxisSpec>& axes) {
   CaseKey key{backend, {}};
   for (const AxisSpec& a : axes) {
-    if (!a.identity) continue;
+    if (!a.identity || !axis_present(a, p)) continue;
     key.problem += (key.problem.empty() ? "" : " ") + a.name + "=" + axis_value_text(a.read(p));
   }
   return key;

@@ -32,6 +32,9 @@ struct Ceilings {
   double bf16_gemm_tflops = 0;
   double fp16_gemm_tflops = 0;
   double copy_tb_per_s = 0;  // bytes read plus bytes written, per second
+  // Bytes read per second by a kernel that only reads: the ceiling of a memory-bound forward,
+  // which reads its inputs and writes little. 0: not measured (ceilings from before it).
+  double read_tb_per_s = 0;
   std::string method;        // what was measured, for the record
   std::string measured_at;   // ISO 8601, UTC
 };

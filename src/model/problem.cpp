@@ -67,6 +67,7 @@ std::optional<int64_t> checked_product(std::initializer_list<int64_t> factors) {
 std::string problem_error(const Problem& p) {
   if (p.batch < 1 || p.heads < 1 || p.kv_heads < 1 || p.seq_q < 1 || p.seq_kv < 1 || p.head_dim < 1)
     return "every size must be positive";
+  if (p.page_size < 0) return fmt::format("page size {} must be positive", p.page_size);
   if (p.heads % p.kv_heads != 0) return fmt::format("kv-heads {} must divide heads {}", p.kv_heads, p.heads);
   // Q, K, V and O at 2 bytes each, and the scores of the unfused backends (up to 8 bytes each
   // in fp32 copies), must stay countable; far below this no GPU holds them anyway.
@@ -77,6 +78,14 @@ std::string problem_error(const Problem& p) {
   const std::optional<int64_t> scores = checked_product({p.batch, p.heads, p.seq_q, p.seq_kv});
   if (!q || *q > kMaxTensorElements || !kv || *kv > kMaxTensorElements)
     return fmt::format("{}: Q or K/V would hold more than 2^40 elements, more than any GPU holds", p.shape_label());
+  if (p.paged()) {
+    const std::optional<int64_t> pool =
+        checked_product({p.batch, p.pages_per_sequence(), p.page_size, p.kv_heads, p.head_dim});
+    if (!pool || *pool > kMaxTensorElements)
+      return fmt::format("{}: the K/V page pool would hold more than 2^40 elements", p.shape_label());
+    if (p.batch * p.pages_per_sequence() > INT32_MAX)  // no overflow: the pool's product fit
+      return fmt::format("{}: more than 2^31 - 1 pages, past the int32 block table", p.shape_label());
+  }
   if (!scores || *scores > kMaxScoreElements)
     return fmt::format("{}: the score matrix would hold more than 2^56 elements", p.shape_label());
   return {};
@@ -88,8 +97,13 @@ std::string Problem::shape_label() const {
   s += fmt::format(" S{}", seq_q);
   if (seq_kv != seq_q) s += fmt::format(" Skv{}", seq_kv);
   s += fmt::format(" D{}", head_dim);
+  if (paged()) s += fmt::format(" page{}", page_size);
   if (pass != AttentionPass::forward) s += fmt::format(" {}", pass_name(pass));
   return s;
+}
+
+std::string paged_kv_unsupported(std::string_view backend) {
+  return fmt::format("paged K/V (--page-size) is not supported by {}", backend);
 }
 
 const char* dtype_name(DType t) { return t == DType::bf16 ? "bf16" : "fp16"; }

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "dtype.h"
 
@@ -23,6 +24,13 @@ struct Problem {
   bool causal = false;  // top-left aligned, as PyTorch's is_causal: query i sees keys j <= i
   double scale = 0.0;   // softmax scale; 0 means 1/sqrt(head_dim)
   AttentionPass pass = AttentionPass::forward;
+  int64_t page_size = 0;  // tokens per K/V page of a paged KV cache; 0: contiguous K and V
+
+  bool paged() const { return page_size > 0; }
+  // Pages one sequence's keys take (the last partly filled); 0 when not paged.
+  int64_t pages_per_sequence() const { return paged() ? seq_kv / page_size + (seq_kv % page_size != 0) : 0; }
+  // Elements of K (or V) in the page pool: every page whole, the last ones' unused rows included.
+  int64_t kv_pool_elements() const { return batch * pages_per_sequence() * page_size * kv_heads * head_dim; }
 
   double softmax_scale() const;
   int64_t group_size() const { return heads / kv_heads; }
@@ -56,6 +64,9 @@ struct Problem {
 // Why `p` cannot be a problem at all, or empty: relations between its sizes (Hkv divides Hq), and
 // sizes whose element counts would not fit the arithmetic or any GPU (checked, with the numbers).
 std::string problem_error(const Problem& p);
+
+// Why `backend`, which cannot read a paged K/V cache, does not run a paged problem.
+std::string paged_kv_unsupported(std::string_view backend);
 
 const char* dtype_name(DType t);
 // "fwd", "bwd", "fwd+bwd"

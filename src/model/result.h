@@ -21,7 +21,9 @@ namespace sdpa {
 // backend chose and its setup times) replaces "chosen_config", variants are cases of their own;
 // 5: hardware counters per kernel ("counters") and the pass that read them ("counters_source");
 // 6: the problem's "pass" (fwd, bwd, fwd+bwd; absent: fwd), the verified tensor ("tensor"); a
-// profile's CPU ops per forward ("ops": the traced program's NVTX op ranges).
+// profile's CPU ops per forward ("ops": the traced program's NVTX op ranges); the HBM read ceiling
+// ("read_tb_per_s"), a case's "ceiling" and "ridge_point" in its roofline, "page_size" in a paged
+// problem.
 inline constexpr int kResultSchemaVersion = 6;
 
 enum class CaseStatus { ok, skipped, failed };

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/clocks.h"
+#include "model/roofline.h"
 #include "report/finding_parts.h"
 
 namespace sdpa {
@@ -14,11 +15,12 @@ namespace {
 constexpr std::size_t kIndent = 2;
 constexpr std::size_t kHang = 4;
 
-// A problem's label in parts: B8 H16 Hkv16 S1024 Skv1024 D64 bf16 causal.
+// A problem's label in parts: B8 H16 Hkv16 S1024 Skv1024 D64 bf16 causal contiguous.
 std::vector<std::string> label_parts(const Problem& p) {
   return {fmt::format("B{}", p.batch),     fmt::format("H{}", p.heads),     fmt::format("Hkv{}", p.kv_heads),
           fmt::format("S{}", p.seq_q),     fmt::format("Skv{}", p.seq_kv),  fmt::format("D{}", p.head_dim),
-          dtype_name(p.dtype),             p.causal ? "causal" : "not causal"};
+          dtype_name(p.dtype),             p.causal ? "causal" : "not causal",
+          p.paged() ? fmt::format("page{}", p.page_size) : "contiguous"};
 }
 
 // Which parts of the label differ between the run's cases. Hkv and Skv count only where some
@@ -151,6 +153,10 @@ std::vector<FindingGroup> group_findings(const RunReport& report, bool everythin
   std::vector<FindingGroup> groups;
   for (const CaseResult& c : report.cases) {
     std::vector<Finding> findings = c.timing ? clock_findings(*c.timing) : std::vector<Finding>{};
+    if (const std::optional<Ceilings>& ceilings = report.environment.ceilings; ceilings && c.timing) {
+      const int sm_count = report.environment.device ? report.environment.device->sm_count : 0;
+      for (Finding& f : bandwidth_findings(c, *ceilings, sm_count)) findings.push_back(std::move(f));
+    }
     if (c.profile) findings.insert(findings.end(), c.profile->findings.begin(), c.profile->findings.end());
     for (const Finding& f : findings) {
       if (!everything && library_occupancy(f, c)) continue;

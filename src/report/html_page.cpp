@@ -166,9 +166,11 @@ std::string html_environment(const RunReport& report) {
     const Ceilings& c = *e.ceilings;
     entry(out, "ceilings",
           html_escape(fmt::format(
-              "bf16 GEMM {:.1f} TFLOP/s, fp16 GEMM {:.1f} TFLOP/s, device copy {:.2f} TB/s "
+              "bf16 GEMM {:.1f} TFLOP/s, fp16 GEMM {:.1f} TFLOP/s, device copy {:.2f} TB/s{} "
               "(measured {}: {})",
-              c.bf16_gemm_tflops, c.fp16_gemm_tflops, c.copy_tb_per_s, c.measured_at, c.method)));
+              c.bf16_gemm_tflops, c.fp16_gemm_tflops, c.copy_tb_per_s,
+              c.read_tb_per_s > 0 ? fmt::format(", HBM read {:.2f} TB/s", c.read_tb_per_s) : "", c.measured_at,
+              c.method)));
   }
   entry(
       out, "profile",

@@ -9,6 +9,7 @@
 #include "report/html_page.h"
 #include "report/report.h"
 #include "report/summary.h"
+#include "model/roofline.h"
 #include "report/svg_chart.h"
 #include "report/table_columns.h"
 #include "report/text_layout.h"
@@ -147,6 +148,30 @@ std::string tflops_chart(const RunReport& report) {
   return svg_line_chart(chart);
 }
 
+// One dot per timed case at its arithmetic intensity, under the roof of the measured ceilings; empty
+// without a read ceiling (results from before it) or a timed case.
+std::string roofline_chart(const RunReport& report) {
+  const std::optional<Ceilings>& ceilings = report.environment.ceilings;
+  if (!ceilings || ceilings->read_tb_per_s <= 0) return "";
+  RooflineChart chart{.id = "chart-roofline", .title = "Roofline: each case against the measured ceilings"};
+  std::map<std::string, std::size_t> series_of;
+  bool any_bf16 = false;
+  for (const CaseResult& c : report.cases) {
+    if (c.status != CaseStatus::ok || !c.timing) continue;
+    any_bf16 = any_bf16 || c.problem.dtype == DType::bf16;
+    auto it = series_of.find(c.backend);
+    if (it == series_of.end()) {
+      it = series_of.emplace(c.backend, chart.series.size()).first;
+      chart.series.push_back({c.backend, {}});
+    }
+    chart.series[it->second].points.emplace_back(c.problem.flops() / c.problem.min_bytes(), c.tflops());
+  }
+  if (chart.series.empty()) return "";
+  chart.compute_tflops = compute_ceiling_tflops(*ceilings, any_bf16 ? DType::bf16 : DType::fp16);
+  chart.read_tb_per_s = ceilings->read_tb_per_s;
+  return svg_roofline_chart(chart);
+}
+
 std::string kernel_time_chart(const RunReport& report) {
   BarChart chart{.id = "chart-kernel-time",
                  .title = "Where the time goes: kernel time per forward by category",
@@ -212,6 +237,11 @@ std::string charts_section(const RunReport& report) {
          "(query, key) pairs the mask leaves visible. Dashed: this GPU's measured dense GEMM "
          "ceiling.</figcaption>\n"
          "</figure>\n";
+  if (const std::string roofline = roofline_chart(report); !roofline.empty())
+    out += "<figure>\n" + roofline +
+           "<figcaption>Each timed case at its FLOPs per byte a forward must move (Q, K, V read, O written once), "
+           "under the roof of this GPU's measured GEMM and HBM read ceilings: left of the ridge a case is "
+           "memory-bound and %peak holds it against the read ceiling.</figcaption>\n</figure>\n";
   if (!profiled)
     return out +
            "<p>No kernel profile in this run: the charts of where the time goes are left "
@@ -323,8 +353,7 @@ std::string case_details(const CaseResult& c, std::size_t index, const TableCont
       text += fmt::format(", spread \xC2\xB1{:.2f}%{}", 100 * s.relative_spread,
                           s.converged ? "" : " (not converged)");
     if (s.sm_clock_mhz > 0) text += fmt::format(", SM clock {:.0f} MHz", s.sm_clock_mhz);
-    const double peak = t.percent_of_peak(c);
-    if (peak >= 0) text += fmt::format(", {:.0f}% of peak", peak);
+    if (const std::string peak = t.peak_text(c); !peak.empty()) text += ", " + peak;
     out += "<p>" + html_escape(text) + "</p>\n";
   }
   if (c.host)

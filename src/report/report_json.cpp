@@ -10,6 +10,7 @@
 #include "model/case_key.h"
 #include "model/axes.h"
 #include "model/errors.h"
+#include "model/roofline.h"
 #include "report/report.h"
 #include "report/report_json_profile.h"
 #include "report/report_json_trace.h"
@@ -68,7 +69,8 @@ DeviceInfo device_from_json(const JsonFields& j) {
 
 json problem_to_json(const Problem& p) {
   json j;
-  for (const AxisSpec& a : axis_table()) j[a.result_key()] = axis_value_to_json(a.read(p));
+  for (const AxisSpec& a : axis_table())
+    if (axis_present(a, p)) j[a.result_key()] = axis_value_to_json(a.read(p));
   j["flops"] = p.flops();
   j["min_bytes"] = p.min_bytes();
   return j;
@@ -180,14 +182,22 @@ json roofline_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilin
     j["measured_dram_tb_per_s"] = *bytes / (c.timing->median_ms * 1e-3) / 1e12;
   }
   if (ceilings) {
-    const double peak = c.problem.dtype == DType::bf16 ? ceilings->bf16_gemm_tflops : ceilings->fp16_gemm_tflops;
-    j["percent_of_compute_ceiling"] = 100.0 * c.tflops() / peak;
+    j["percent_of_compute_ceiling"] = 100.0 * c.tflops() / compute_ceiling_tflops(*ceilings, c.problem.dtype);
     j["percent_of_copy_bandwidth"] = 100.0 * c.achieved_tb_per_s() / ceilings->copy_tb_per_s;
+    // Schema 6: the read ceiling, the ridge point and which of the two ceilings the case is held against.
+    if (ceilings->read_tb_per_s > 0) {
+      j["percent_of_read_bandwidth"] = 100.0 * c.achieved_tb_per_s() / ceilings->read_tb_per_s;
+      if (const std::optional<PeakShare> share = peak_share(c, *ceilings)) {
+        j["ridge_point"] = share->ridge;
+        j["ceiling"] = ceiling_id(share->ceiling);
+      }
+    }
   }
   return j;
 }
 
-json case_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilings) {
+// `sm_count`: the device's, 0 when unknown (a dry run's).
+json case_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilings, int sm_count) {
   json j{{"backend", c.backend},
          {"source", c.source},
          {"problem", problem_to_json(c.problem)},
@@ -209,9 +219,13 @@ json case_to_json(const CaseResult& c, const std::optional<Ceilings>& ceilings) 
     j["timing"] = timing_to_json(*c.timing);
     j["tflops"] = c.tflops();
     j["roofline"] = roofline_to_json(c, ceilings);
-    // What the timing pass shows (the SM clock): derived from "timing", not read back.
+    // What the timing pass shows (the SM clock) and where it sits against the read ceiling: derived,
+    // not read back.
     json findings = json::array();
-    for (const Finding& f : clock_findings(*c.timing)) findings.push_back({{"rule", f.rule}, {"text", f.text}});
+    std::vector<Finding> derived = clock_findings(*c.timing);
+    if (ceilings)
+      for (Finding& f : bandwidth_findings(c, *ceilings, sm_count)) derived.push_back(std::move(f));
+    for (const Finding& f : derived) findings.push_back({{"rule", f.rule}, {"text", f.text}});
     j["findings"] = findings;
   }
   if (c.measured_bytes > 0) j["measured_bytes"] = c.measured_bytes;
@@ -286,7 +300,7 @@ json report_to_json(const RunReport& r) {
   env["power"] = {{"enabled", e.power.enabled}, {"description", e.power.description}};
   env["counters"] = {{"enabled", e.counters.enabled}, {"description", e.counters.description}};
   json cases = json::array();
-  for (const CaseResult& c : r.cases) cases.push_back(case_to_json(c, e.ceilings));
+  for (const CaseResult& c : r.cases) cases.push_back(case_to_json(c, e.ceilings, e.device ? e.device->sm_count : 0));
   json doc{{"schema", "sdpa-prof/result"},
               {"schema_version", kResultSchemaVersion},
               {"flop_count", kFlopCountConvention},

@@ -61,8 +61,13 @@ Tone verified_tone(const CaseResult& c, const TableContext&) {
 std::string peak_legend(const TableContext& t) {
   const std::optional<Ceilings>& ceilings = t.report().environment.ceilings;
   if (!ceilings) return "%peak: against this GPU's measured GEMM ceiling (none recorded)";
-  return fmt::format("%peak: of this GPU's measured {:.1f} TFLOP/s bf16 GEMM ceiling ({:.1f} fp16)",
-                     ceilings->bf16_gemm_tflops, ceilings->fp16_gemm_tflops);
+  const std::string compute = fmt::format("this GPU's measured {:.1f} TFLOP/s bf16 GEMM ceiling ({:.1f} fp16)",
+                                          ceilings->bf16_gemm_tflops, ceilings->fp16_gemm_tflops);
+  if (ceilings->read_tb_per_s <= 0) return "%peak: of " + compute;
+  return fmt::format(
+      "%peak: the ceiling that bounds the case, by its FLOPs per byte a forward must move against the ridge point "
+      "({:.0f} bf16): cmp of {}, mem of the measured {:.2f} TB/s HBM read ceiling (the minimum bytes per second)",
+      compute_ceiling_tflops(*ceilings, DType::bf16) / ceilings->read_tb_per_s, compute, ceilings->read_tb_per_s);
 }
 
 std::string backend_cell(const CaseResult& c, const TableContext&) {
@@ -86,8 +91,10 @@ std::string tflops_cell(const CaseResult& c, const TableContext&) {
 }
 
 std::string peak_cell(const CaseResult& c, const TableContext& t) {
-  const double percent = t.percent_of_peak(c);
-  return percent < 0 ? "-" : fmt::format("{:.0f}%", percent);
+  const std::optional<PeakShare> share = t.peak_share(c);
+  if (!share) return "-";
+  if (share->ridge <= 0) return fmt::format("{:.0f}%", share->percent);  // no read ceiling: compute alone
+  return fmt::format("{:.0f}% {}", share->percent, share->ceiling == Ceiling::read_bandwidth ? "mem" : "cmp");
 }
 
 std::string vs_best_cell(const CaseResult& c, const TableContext& t) {
@@ -443,12 +450,16 @@ bool TableContext::is_best(const CaseResult& c) const {
   return c.status == CaseStatus::ok && c.timing && c.timing->median_ms <= fastest_ms(c);
 }
 
-double TableContext::percent_of_peak(const CaseResult& c) const {
+std::optional<PeakShare> TableContext::peak_share(const CaseResult& c) const {
   const std::optional<Ceilings>& ceilings = report_.environment.ceilings;
-  if (!ceilings || !c.timing) return -1;
-  const double peak =
-      c.problem.dtype == DType::bf16 ? ceilings->bf16_gemm_tflops : ceilings->fp16_gemm_tflops;
-  return peak > 0 ? 100 * c.tflops() / peak : -1;
+  return ceilings ? sdpa::peak_share(c, *ceilings) : std::nullopt;
+}
+
+std::string TableContext::peak_text(const CaseResult& c) const {
+  const std::optional<PeakShare> share = peak_share(c);
+  if (!share) return "";
+  return fmt::format("{:.0f}% of {}", share->percent,
+                     share->ceiling == Ceiling::read_bandwidth ? "HBM read bandwidth" : "peak");
 }
 
 const std::vector<TableColumn>& table_columns() {

@@ -56,7 +56,8 @@ std::string format_csv(const RunReport& report) {
     const bool timed = c.timing.has_value();
     const bool verified = c.verification.has_value();
     out += csv_field(c.backend);
-    for (const AxisSpec& a : axis_table()) out.append(",").append(csv_field(axis_value_text(a.read(c.problem))));
+    for (const AxisSpec& a : axis_table())
+      out.append(",").append(axis_present(a, c.problem) ? csv_field(axis_value_text(a.read(c.problem))) : "");
     out += fmt::format(",{},{},{},{},{},{},{},{}\n", status_name(c.status),
                        optional_number(timed, timed ? c.timing->median_ms : 0, "{:.6f}"),
                        optional_number(timed, timed ? c.timing->min_ms : 0, "{:.6f}"),

@@ -45,11 +45,14 @@ std::string finding_reason(const Finding& f, const CaseProfile& p) {
   return finding_parts(f, &p).what;  // its figures are under the table, for each shape
 }
 
-// "35% of peak" ("278 TFLOP/s" without ceilings); the second of a pair drops the repeated words.
-std::string percent_of_peak_text(const CaseResult& c, const TableContext& t, bool first = true) {
-  const double percent = t.percent_of_peak(c);
-  if (percent < 0) return fmt::format("{:.0f}{}", c.tflops(), first ? " TFLOP/s" : "");
-  return fmt::format("{:.0f}%{}", percent, first ? " of peak" : "");
+// "35% of peak", "81% of HBM read bandwidth" ("278 TFLOP/s" without ceilings); the second of a
+// pair drops the repeated words when both are held against the same ceiling.
+std::string percent_of_peak_text(const CaseResult& c, const TableContext& t, const CaseResult* first = nullptr) {
+  const std::optional<PeakShare> share = t.peak_share(c);
+  if (!share) return fmt::format("{:.0f}{}", c.tflops(), first == nullptr ? " TFLOP/s" : "");
+  const std::optional<PeakShare> before = first != nullptr ? t.peak_share(*first) : std::nullopt;
+  if (before && before->ceiling == share->ceiling) return fmt::format("{:.0f}%", share->percent);
+  return t.peak_text(c);
 }
 
 // One kernel each: the difference is inside the kernel, said by the same measured figures for
@@ -75,7 +78,7 @@ std::string kernel_against_kernel(const CaseResult& slow, const CaseResult& ref,
       theirs ? counter_value(theirs->counters, CounterRole::tensor_active) : std::nullopt;
   if (my_tensor && their_tensor)
     figures.push_back(fmt::format("tensor pipes busy {:.0f}% of the time against {:.0f}%", *my_tensor, *their_tensor));
-  figures.push_back(fmt::format("{} against {}", percent_of_peak_text(slow, t), percent_of_peak_text(ref, t, false)));
+  figures.push_back(fmt::format("{} against {}", percent_of_peak_text(slow, t), percent_of_peak_text(ref, t, &slow)));
   std::string text;
   for (const std::string& figure : figures) text += (text.empty() ? "" : ", ") + figure;
   return text;
@@ -124,11 +127,14 @@ ProblemSummary summarize_problem(const std::vector<const CaseResult*>& cases,
 
   if (!ran.empty()) {
     const CaseResult& best = *ran.front();
-    std::string text = fmt::format("{} is {}: {:.3f} ms, {:.0f} TFLOP/s", best.backend,
-                                   ran.size() == 1 ? "the only one that ran" : "fastest",
-                                   median(best), best.tflops());
-    if (t.percent_of_peak(best) >= 0)
-      text += fmt::format(" ({:.0f}% of peak)", t.percent_of_peak(best));
+    // A memory-bound case's rate is its bandwidth: the bytes a forward must move per second.
+    const std::optional<PeakShare> share = t.peak_share(best);
+    const std::string rate = share && share->ceiling == Ceiling::read_bandwidth
+                                 ? fmt::format("{:.2f} TB/s", best.achieved_tb_per_s())
+                                 : fmt::format("{:.0f} TFLOP/s", best.tflops());
+    std::string text = fmt::format("{} is {}: {:.3f} ms, {}", best.backend,
+                                   ran.size() == 1 ? "the only one that ran" : "fastest", median(best), rate);
+    if (const std::string peak = t.peak_text(best); !peak.empty()) text += " (" + peak + ")";
     if (ran.size() > 1) {
       const CaseResult& next = *ran[1];
       text += within_noise(best, next) ? fmt::format("; {} is as fast within the noise ({:.3f} ms)",

@@ -191,6 +191,79 @@ std::string svg_line_chart(const LineChart& chart) {
   return out + "</svg>\n";
 }
 
+std::string svg_roofline_chart(const RooflineChart& chart) {
+  constexpr double left = 70, top = 40, plot_w = 600, plot_h = 300;
+  const double legend_x = left + plot_w + 24;
+  const double height =
+      std::max(top + plot_h + 55, top + 18.0 * static_cast<double>(chart.series.size()) + 20);
+  std::string out = svg_open(chart.id, chart.title, height);
+  if (!(chart.compute_tflops > 0) || !(chart.read_tb_per_s > 0))
+    return out + text_at(kWidth / 2, top + plot_h / 2, "no ceilings recorded", "middle") + "</svg>\n";
+  const double ridge = chart.compute_tflops / chart.read_tb_per_s;
+  // Decades around the points and the ridge: x from intensity, y from TFLOP/s up to the roof.
+  double x_min = ridge, x_max = ridge, y_min = chart.compute_tflops, y_max = chart.compute_tflops;
+  for (const ChartSeries& s : chart.series)
+    for (const auto& [x, y] : s.points)
+      if (x > 0 && y > 0) {
+        x_min = std::min(x_min, x);
+        x_max = std::max(x_max, x);
+        y_min = std::min(y_min, y);
+      }
+  const double lx_lo = std::floor(std::log10(x_min)), lx_hi = std::max(std::ceil(std::log10(x_max)), lx_lo + 1);
+  const double ly_lo = std::floor(std::log10(std::min(y_min, chart.read_tb_per_s * std::pow(10.0, lx_lo))));
+  const double ly_hi = std::max(std::ceil(std::log10(y_max * 1.0001)), ly_lo + 1);
+  const auto px = [&](double x) { return left + (std::log10(x) - lx_lo) / (lx_hi - lx_lo) * plot_w; };
+  const auto py = [&](double y) { return top + plot_h - (std::log10(y) - ly_lo) / (ly_hi - ly_lo) * plot_h; };
+
+  out += fmt::format(
+      "<rect class=\"plot\" x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.0f}\" height=\"{:.0f}\"/>\n", left,
+      top, plot_w, plot_h);
+  for (double d = ly_lo; d <= ly_hi; ++d) {
+    const double v = std::pow(10.0, d);
+    out += fmt::format("<line class=\"grid\" x1=\"{:.0f}\" x2=\"{:.0f}\" y1=\"{:.1f}\" y2=\"{:.1f}\"/>\n", left,
+                       left + plot_w, py(v), py(v));
+    out += text_at(left - 6, py(v) + 4, number_label(v), "end");
+  }
+  for (double d = lx_lo; d <= lx_hi; ++d) {
+    const double v = std::pow(10.0, d);
+    out += fmt::format("<line class=\"grid\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.0f}\" y2=\"{:.0f}\"/>\n",
+                       px(v), px(v), top, top + plot_h);
+    out += text_at(px(v), top + plot_h + 16, number_label(v), "middle");
+  }
+  out += text_at(left + plot_w / 2, top + plot_h + 38, "arithmetic intensity (FLOP per byte a forward must move)",
+                 "middle", "axis-label");
+  out += fmt::format(
+      "<text class=\"axis-label\" transform=\"translate(18 {:.0f}) rotate(-90)\" "
+      "text-anchor=\"middle\">TFLOP/s</text>\n",
+      top + plot_h / 2);
+  // The roof: bandwidth times intensity up to the ridge, then the compute ceiling.
+  const double x_lo = std::pow(10.0, lx_lo), x_hi = std::pow(10.0, lx_hi);
+  out += fmt::format(
+      "<polyline class=\"reference\" fill=\"none\" points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\"/>\n",
+      px(x_lo), py(chart.read_tb_per_s * x_lo), px(ridge), py(chart.compute_tflops), px(x_hi),
+      py(chart.compute_tflops));
+  out += text_at(left + plot_w - 4, py(chart.compute_tflops) - 5,
+                 fmt::format("GEMM ceiling {:.0f} TFLOP/s", chart.compute_tflops), "end", "reference-label");
+  out += text_at(px(ridge) - 6, py(chart.compute_tflops) + 14,
+                 fmt::format("HBM read {:.2f} TB/s, ridge {:.0f} FLOP/B", chart.read_tb_per_s, ridge), "end",
+                 "reference-label");
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    out += "<g class=\"series\">\n";
+    for (const auto& [x, y] : chart.series[i].points)
+      if (x > 0 && y > 0)
+        out += fmt::format(
+            "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"><title>{}: {:.3g} FLOP/B, "
+            "{:.3g} TFLOP/s</title></circle>\n",
+            px(x), py(y), colour(i), html_escape(chart.series[i].label), x, y);
+    out += "</g>\n";
+    const double ly = top + 18.0 * static_cast<double>(i) + 6;
+    out += fmt::format("<circle cx=\"{:.0f}\" cy=\"{:.0f}\" r=\"4\" fill=\"{}\"/>\n", legend_x + 7, ly - 3,
+                       colour(i));
+    out += text_at(legend_x + 20, ly + 1, chart.series[i].label, "start");
+  }
+  return out + "</svg>\n";
+}
+
 std::string svg_bar_chart(const BarChart& chart) {
   constexpr double label_w = 260, bar_w = 520, row_h = 18, bar_h = 13;
   std::string legend;

@@ -27,6 +27,18 @@ struct LineChart {
 };
 std::string svg_line_chart(const LineChart& chart);
 
+// Attainable TFLOP/s against arithmetic intensity (FLOP per byte), both on log axes: one dot per
+// point of each series, under the roof min(compute, bandwidth x intensity) drawn dashed, with
+// the ridge point where the two meet.
+struct RooflineChart {
+  std::string id{};
+  std::string title{};
+  double compute_tflops = 0;  // the flat roof
+  double read_tb_per_s = 0;   // the slanted roof's slope
+  std::vector<ChartSeries> series{};  // (intensity, TFLOP/s) per point
+};
+std::string svg_roofline_chart(const RooflineChart& chart);
+
 struct BarRow {
   std::string label;
   std::vector<double> values;     // one per key of the chart, >= 0

@@ -2,6 +2,7 @@
 // read them, so a column added here (a clock, a power figure) appears in all three.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -9,6 +10,7 @@
 
 #include "model/case_key.h"
 #include "model/result.h"
+#include "model/roofline.h"
 #include "report/text_layout.h"
 
 namespace sdpa {
@@ -23,8 +25,10 @@ class TableContext {
   double fastest_ms(const CaseResult& c) const;
   // The case ran and no backend was faster on its problem.
   bool is_best(const CaseResult& c) const;
-  // TFLOP/s against this GPU's measured GEMM ceiling for the dtype, in percent; < 0 when unknown.
-  double percent_of_peak(const CaseResult& c) const;
+  // Against the ceiling that bounds the case (model/roofline.h); none without ceilings or timing.
+  std::optional<PeakShare> peak_share(const CaseResult& c) const;
+  // "35% of peak", "81% of HBM read bandwidth"; "" when unknown.
+  std::string peak_text(const CaseResult& c) const;
 
  private:
   const RunReport& report_;

@@ -16,6 +16,7 @@
 #include "random_fill.h"
 #include "reference.h"
 #include "reference_backward.h"
+#include "run/paged_kv_pool.h"
 #include "run/verify.h"
 
 namespace sdpa {
@@ -52,23 +53,17 @@ struct ProblemData {
         scratch(bytes_of(reference_scratch_floats(p), sizeof(float))),
         sums(sizeof(ErrorSums)) {
     if (p.has_backward()) grads.emplace(p);
+    if (p.paged()) paged.emplace(p);
   }
 
   DeviceBuffer q, k, v, o, reference, scratch, sums;
   std::optional<GradientData> grads;
+  std::optional<PagedKvPool> paged;  // a paged problem's K and V, in pages
 };
 
 // A choice's name before its variants are known: "flash", or "cudnn:all".
 std::string choice_name(const BackendChoice& c) {
   return c.every_variant ? std::string(c.entry->name) + ":all" : std::string(c.entry->name);
-}
-
-// Why `entry` cannot run `p` at all, or nullopt.
-std::optional<std::string> cannot_run(const BackendEntry& entry, const Problem& p,
-                                      const DeviceInfo& device) {
-  if (!entry.built()) return fmt::format("not built: {}", entry.not_built_reason);
-  if (auto why = pass_unsupported(entry, p)) return why;
-  return entry.unsupported(p, device);
 }
 
 std::string verification_errors(const Verification& v) {
@@ -187,7 +182,11 @@ class CaseRun {
   }
 
  private:
-  AttentionTensors tensors() const { return {data_.q.get(), data_.k.get(), data_.v.get(), data_.o.get()}; }
+  // A paged problem's backend reads K and V from the page pool alone.
+  AttentionTensors tensors() const {
+    if (data_.paged) return {data_.q.get(), nullptr, nullptr, data_.o.get(), &data_.paged->view()};
+    return {data_.q.get(), data_.k.get(), data_.v.get(), data_.o.get()};
+  }
   void forward(cudaStream_t s) { backend_->run(tensors(), s); }
   // What the case times: its pass.
   void step(cudaStream_t s) {
@@ -278,6 +277,8 @@ void fill_inputs_and_reference(const Problem& p, uint64_t seed, uint64_t problem
         g.reference_dq.as<float>(), g.reference_dk.as<float>(), g.reference_dv.as<float>(),
         g.row_stats.as<float>(), data.scratch.as<float>(), reference_scratch_floats(p), stream));
   }
+  // The same K and V in pages, dealt in an order of this problem's own.
+  if (data.paged) data.paged->fill(data.k.get(), data.v.get(), seed ^ (problem_index * 0x9e3779b97f4a7c15ull), stream);
   SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));
 }
 
@@ -301,7 +302,8 @@ std::size_t shared_case_bytes(const Problem& p) {
   const std::size_t elem = dtype_bytes(p.dtype);
   std::size_t bytes = bytes_of(2 * p.q_elements(), elem) + bytes_of(2 * p.kv_elements(), elem) +
                       bytes_of(p.q_elements(), sizeof(float)) +
-                      bytes_of(reference_scratch_floats(p), sizeof(float)) + sizeof(ErrorSums);
+                      bytes_of(reference_scratch_floats(p), sizeof(float)) + sizeof(ErrorSums) +
+                      PagedKvPool::bytes(p);
   if (p.has_backward()) {
     // dO and dQ, dK, dV in the dtype, the reference's gradients and row statistics in fp32.
     bytes += bytes_of(2 * p.q_elements(), elem) + bytes_of(2 * p.kv_elements(), elem) +
@@ -364,6 +366,16 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
       for (std::size_t j = 0; j < plan.backends.size(); ++j)
         if (plan.left_to_run(problem_at, j)) finish(unrun(plan.backends[j], status, reason));
     };
+    // Nor does a problem that no backend here can run (a paged one, today): each says why.
+    bool any_can_run = false;
+    for (std::size_t j = 0; j < plan.backends.size() && !any_can_run; ++j)
+      any_can_run = plan.left_to_run(problem_at, j) && !cannot_run(*plan.backends[j].entry, p, device);
+    if (!any_can_run) {
+      for (std::size_t j = 0; j < plan.backends.size(); ++j)
+        if (plan.left_to_run(problem_at, j))
+          finish(unrun(plan.backends[j], CaseStatus::skipped, *cannot_run(*plan.backends[j].entry, p, device)));
+      continue;
+    }
     const std::size_t shared = shared_case_bytes(p);
     const std::size_t free_before_problem = free_device_memory();
     if (const std::size_t free_bytes = free_before_problem; shared > free_bytes) {

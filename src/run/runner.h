@@ -20,8 +20,8 @@ namespace sdpa {
 // The reference's scratch: one row of scores per query row in flight, capped at 256 MB.
 int64_t reference_scratch_floats(const Problem& problem);
 
-// Device memory a problem needs whatever the backend: Q, K, V, O, the reference output and
-// the reference's scratch.
+// Device memory a problem needs whatever the backend: Q, K, V, O, the reference output, the
+// reference's scratch, and a paged problem's page pools and block table.
 std::size_t shared_case_bytes(const Problem& problem);
 // The whole need of one case, predicted before it runs.
 std::size_t predicted_case_bytes(const Problem& problem, const BackendEntry& backend);

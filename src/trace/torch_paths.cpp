@@ -107,6 +107,17 @@ TorchRun run_torch_paths(const std::vector<Problem>& problems,
   request.keep_stderr = true;
   const std::string script = find_torch_script();
   for (const Problem& p : problems) {
+    if (p.paged()) {  // PyTorch's SDPA takes contiguous K and V only
+      for (const std::string& backend : torch_backends) {
+        CaseResult skipped;
+        skipped.backend = backend;
+        skipped.problem = p;
+        skipped.status = CaseStatus::skipped;
+        skipped.reason = paged_kv_unsupported(backend);
+        out.cases.push_back(std::move(skipped));
+      }
+      continue;
+    }
     request.command = {"python3", script};
     for (std::string& arg : script_arguments(p, torch_backends))
       request.command.push_back(std::move(arg));

@@ -2,6 +2,10 @@
 // the same ones. Checked without a GPU: the launcher refuses before any CUDA call.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "backends/efficient.h"
 #include "backends/flash.h"
 #include "backends/flash3.h"
@@ -52,6 +56,26 @@ TEST(FusedLimits, UnbuiltHeadDimIsSkippedWithTheReasonAndRefusedByTheLauncher) {
             "and 128 are instantiated");
   EXPECT_EQ(launch(kFlashForward, problem(96)), cudaErrorInvalidValue);
   EXPECT_EQ(launch(kEfficientForward, problem(96)), cudaErrorInvalidValue);
+}
+
+// Whether a fused backend reads pages is its kernel's limit, stated once: the registry skips a
+// paged problem for it, and its launcher refuses pages it cannot read.
+TEST(FusedLimits, PagedKvIsTheKernelsLimit) {
+  std::vector<std::pair<const BackendEntry*, const FusedForwardKernel*>> fused{
+      {&flash_backend_entry(), &kFlashForward}, {&efficient_backend_entry(), &kEfficientForward}};
+#ifdef SDPA_HAVE_FLASH3
+  fused.emplace_back(&flash3_backend_entry(), &kFlash3Forward);
+#endif
+  const Problem p = problem(64);
+  const AttentionShape shape{p.batch, p.heads, p.kv_heads, p.seq_q, p.seq_kv, p.head_dim, p.causal, 0.125f};
+  const PagedKv pages{};
+  for (const auto& [entry, kernel] : fused) {
+    SCOPED_TRACE(std::string(entry->name));
+    EXPECT_EQ(entry->reads_paged_kv, kernel->limits.reads_paged_kv);
+    if (kernel->limits.reads_paged_kv) continue;
+    EXPECT_EQ(kernel->launch({DType::bf16, shape, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, &pages}),
+              cudaErrorInvalidValue);
+  }
 }
 
 TEST(FusedLimits, DeviceLimitsComeFromTheKernel) {
