@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "model/nvtx_ranges.h"
 #include "model/range_name.h"
@@ -54,7 +55,8 @@ TracedProcess analyze_traced_process(const RecordFile& file, const std::optional
   t.records_left_out = file.records_left_out;
 
   const RangeTree tree = range_tree(records);
-  for (auto& [range, windows] : case_forwards(tree.ranges)) {
+  const auto cases = case_forwards(tree.ranges);
+  for (const auto& [range, windows] : cases) {
     CaseResult c;
     c.backend = range.backend;
     c.problem = range.problem;
@@ -72,8 +74,16 @@ TracedProcess analyze_traced_process(const RecordFile& file, const std::optional
     in_case[i] = parse_forward_range(r.name).has_value() ||
                  (r.parent >= 0 && in_case[static_cast<std::size_t>(r.parent)]);
   }
+  // A case's work may be launched from another thread inside its time (autograd runs a
+  // backward's kernels on its device thread): the cases' analysis counts it by time, so here too.
+  std::unordered_set<uint32_t> in_case_window;
+  for (const ApiRecord* call : tree.launch_calls)
+    for (const auto& [range, windows] : cases)
+      for (const ForwardWindow& w : windows)
+        if (call->start >= w.start && call->end <= w.end) in_case_window.insert(call->correlation);
   std::map<std::string, std::size_t> bucket_of;
   const auto bucket = [&](uint32_t correlation) -> RangeActivity* {
+    if (in_case_window.contains(correlation)) return nullptr;
     const auto it = tree.launched_in.find(correlation);
     if (it != tree.launched_in.end() && in_case[it->second]) return nullptr;
     const std::string name = it != tree.launched_in.end() ? tree.ranges[it->second].name : "";

@@ -93,6 +93,34 @@ TEST(TraceRecords, RecordedProcessBecomesCasesWithTheSameAnalysisAsRun) {
   EXPECT_EQ(t.outside_cases[2].kernels, 1u);
 }
 
+// Autograd runs a backward's kernels from its own device thread while the main thread waits in
+// the case's range: that work is the case's (counted by time, as the case's analysis counts it),
+// not work outside the cases.
+TEST(TraceRecords, WorkAnotherThreadLaunchesInsideACaseIsTheCases) {
+  const std::string kernel =
+      R"("grid":[1,1,1],"block":[128,1,1],"cluster":[1,1,1],"registers":32,"static_shared":0,"dynamic_shared":0,"shared_config":233472,"launch_type":"regular")";
+  const TempFile records(
+      R"({"schema":"sdpa-prof/trace-records","schema_version":1,"pid":7,"cupti":"test"})"
+      "\n"
+      R"({"marker":{"id":1,"timestamp":1000,"start":true,"name":"sdpa-prof/torch:math/B1_H1_S64_D64_bf16_bwd/fwd0","tid":1}})"
+      "\n"
+      R"({"api":{"start":1100,"end":1200,"correlation":5,"tid":2}})"
+      "\n"
+      R"({"kernel":{"name":"backward_kernel","start":1300,"end":1400,"correlation":5,)" + kernel + "}}\n" +
+      R"({"marker":{"id":1,"timestamp":2000,"start":false,"name":"","tid":1}})"
+      "\n"
+      R"({"api":{"start":3000,"end":3100,"correlation":6,"tid":2}})"
+      "\n"
+      R"({"kernel":{"name":"later_kernel","start":3200,"end":3300,"correlation":6,)" + kernel + "}}\n");
+  const TracedProcess p = analyze_traced_process(read_record_file(records.path(), 1000), arch_limits(9, 0), 132);
+  ASSERT_EQ(p.cases.size(), 1u);
+  EXPECT_EQ(p.cases[0].problem.pass, AttentionPass::backward);
+  ASSERT_TRUE(p.cases[0].profile.has_value());
+  EXPECT_DOUBLE_EQ(p.cases[0].profile->kernels_per_forward(), 1.0);
+  ASSERT_EQ(p.trace.outside_cases.size(), 1u) << "only the later kernel is outside";
+  EXPECT_EQ(p.trace.outside_cases[0].kernels, 1u);
+}
+
 // Recorded on the H200: torch_sdpa.py --batch 1 --heads 2 --seq 128 --backend
 // naive,naive-inplace,flash (PyTorch 2.11, 2 forwards each) under the injection library.
 TEST(TraceRecords, RecordedPyTorchOnTheH200) {
