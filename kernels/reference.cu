@@ -4,6 +4,7 @@
 #include "device_math.cuh"
 #include "dispatch.cuh"
 #include "reference.h"
+#include "reference_rows.cuh"
 
 namespace sdpa {
 namespace {
@@ -51,21 +52,7 @@ __global__ void reference_rows_kernel(AttentionShape p, const T* q, const T* k, 
   }
   const float inv_sum = 1.f / block_reduce<device::SumOp>(local_sum, red);
 
-  // Threads split into `groups` groups of D, each summing a strided share of the keys.
-  const int groups = static_cast<int>(blockDim.x / D);
-  const int d = static_cast<int>(threadIdx.x % D);
-  const int g = static_cast<int>(threadIdx.x / D);
-  if (g < groups) {
-    float acc = 0.f;
-    for (int64_t j = g; j < visible; j += groups) acc = fmaf(s[j], to_float(v_base[j * D + d]), acc);
-    partial[g * D + d] = acc;
-  }
-  __syncthreads();
-  for (int64_t dd = threadIdx.x; dd < D; dd += blockDim.x) {
-    float acc = 0.f;
-    for (int gg = 0; gg < groups; ++gg) acc += partial[gg * D + dd];
-    out[row * D + dd] = acc * inv_sum;
-  }
+  device::weighted_row_sum(s, v_base, visible, D, inv_sum, out + row * D, partial);
 }
 
 int64_t total_rows(const AttentionShape& p) { return p.batch * p.heads * p.seq_q; }

@@ -5,6 +5,7 @@
 #include "dispatch.cuh"
 #include "reference.h"
 #include "reference_backward.h"
+#include "reference_rows.cuh"
 
 namespace sdpa {
 namespace {
@@ -72,23 +73,7 @@ __global__ void reference_query_grads_kernel(AttentionShape p, const T* q, const
   // dS_j = P_j (dP_j - delta), dP recomputed rather than staged in a second scratch row.
   for (int64_t j = threadIdx.x; j < visible; j += blockDim.x)
     s[j] *= dot_row(do_row, v_base + j * D, D) - delta;
-  __syncthreads();
-
-  // Threads split into `groups` groups of D, each summing a strided share of the keys.
-  const int groups = static_cast<int>(blockDim.x / D);
-  const int d = static_cast<int>(threadIdx.x % D);
-  const int g = static_cast<int>(threadIdx.x / D);
-  if (g < groups) {
-    float acc = 0.f;
-    for (int64_t j = g; j < visible; j += groups) acc = fmaf(s[j], to_float(k_base[j * D + d]), acc);
-    partial[g * D + d] = acc;
-  }
-  __syncthreads();
-  for (int64_t dd = threadIdx.x; dd < D; dd += blockDim.x) {
-    float acc = 0.f;
-    for (int gg = 0; gg < groups; ++gg) acc += partial[gg * D + dd];
-    dq[row * D + dd] = acc * p.scale;
-  }
+  device::weighted_row_sum(s, k_base, visible, D, p.scale, dq + row * D, partial);
   if (threadIdx.x == 0) {
     row_stats[row] = row_max + logf(sum);
     row_stats[rows + row] = delta;

@@ -7,6 +7,7 @@
 
 #include "gpu/check.h"
 #include "gpu/device_buffer.h"
+#include "host_checks.h"
 #include "elementwise.h"
 #include "random_fill.h"
 #include "reference.h"
@@ -15,15 +16,6 @@
 
 namespace sdpa {
 namespace {
-
-std::vector<float> to_host_floats(DType t, const DeviceBuffer& src, int64_t n, cudaStream_t s) {
-  DeviceBuffer tmp(static_cast<std::size_t>(n) * sizeof(float));
-  SDPA_CHECK_CUDA(launch_cast_to_float(t, src.get(), tmp.as<float>(), n, s));
-  std::vector<float> host(static_cast<std::size_t>(n));
-  SDPA_CHECK_CUDA(cudaMemcpyAsync(host.data(), tmp.get(), tmp.bytes(), cudaMemcpyDeviceToHost, s));
-  SDPA_CHECK_CUDA(cudaStreamSynchronize(s));
-  return host;
-}
 
 struct SmallCase {
   Problem p;
@@ -67,14 +59,7 @@ TEST_P(ReferenceVsCpu, AgreesWithFp64) {
   const auto k = to_host_floats(p.dtype, c.k, p.kv_elements(), c.stream.get());
   const auto v = to_host_floats(p.dtype, c.v, p.kv_elements(), c.stream.get());
   const std::vector<double> expected = reference_attention_cpu(p, q, k, v);
-  std::vector<float> got(expected.size());
-  SDPA_CHECK_CUDA(cudaMemcpy(got.data(), c.ref.get(), got.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  double err = 0, norm = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    err += (got[i] - expected[i]) * (got[i] - expected[i]);
-    norm += expected[i] * expected[i];
-  }
-  EXPECT_LT(std::sqrt(err / norm), 1e-5);  // fp32 arithmetic on exact inputs
+  EXPECT_LT(relative_l2(to_host(c.ref), expected), 1e-5);  // fp32 arithmetic on exact inputs
 }
 
 INSTANTIATE_TEST_SUITE_P(SmallShapes, ReferenceVsCpu,

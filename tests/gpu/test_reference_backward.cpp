@@ -9,6 +9,7 @@
 #include "gpu/check.h"
 #include "gpu/device_buffer.h"
 #include "gpu/problem_shape.h"
+#include "host_checks.h"
 #include "elementwise.h"
 #include "random_fill.h"
 #include "reference.h"
@@ -18,30 +19,6 @@
 
 namespace sdpa {
 namespace {
-
-std::vector<float> host_floats(DType t, const DeviceBuffer& src, int64_t n, cudaStream_t s) {
-  DeviceBuffer tmp(static_cast<std::size_t>(n) * sizeof(float));
-  SDPA_CHECK_CUDA(launch_cast_to_float(t, src.get(), tmp.as<float>(), n, s));
-  std::vector<float> host(static_cast<std::size_t>(n));
-  SDPA_CHECK_CUDA(cudaMemcpyAsync(host.data(), tmp.get(), tmp.bytes(), cudaMemcpyDeviceToHost, s));
-  SDPA_CHECK_CUDA(cudaStreamSynchronize(s));
-  return host;
-}
-
-std::vector<float> copy_back(const DeviceBuffer& src) {
-  std::vector<float> host(src.bytes() / sizeof(float));
-  SDPA_CHECK_CUDA(cudaMemcpy(host.data(), src.get(), src.bytes(), cudaMemcpyDeviceToHost));
-  return host;
-}
-
-double relative_l2(const std::vector<float>& got, const std::vector<double>& expected) {
-  double err = 0, norm = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    err += (got[i] - expected[i]) * (got[i] - expected[i]);
-    norm += expected[i] * expected[i];
-  }
-  return std::sqrt(err / norm);
-}
 
 struct BackwardCase {
   Problem p;
@@ -87,14 +64,14 @@ TEST_P(ReferenceBackwardVsCpu, AgreesWithFp64) {
   p.causal = causal;
   BackwardCase c(p);
   const Gradients expected = reference_attention_backward_cpu(
-      p, host_floats(p.dtype, c.q, p.q_elements(), c.stream.get()),
-      host_floats(p.dtype, c.k, p.kv_elements(), c.stream.get()),
-      host_floats(p.dtype, c.v, p.kv_elements(), c.stream.get()),
-      host_floats(p.dtype, c.d_out, p.q_elements(), c.stream.get()));
+      p, to_host_floats(p.dtype, c.q, p.q_elements(), c.stream.get()),
+      to_host_floats(p.dtype, c.k, p.kv_elements(), c.stream.get()),
+      to_host_floats(p.dtype, c.v, p.kv_elements(), c.stream.get()),
+      to_host_floats(p.dtype, c.d_out, p.q_elements(), c.stream.get()));
   // fp32 arithmetic on exact inputs; the gradients sum more terms than O does.
-  EXPECT_LT(relative_l2(copy_back(c.dq), expected.dq), 1e-5);
-  EXPECT_LT(relative_l2(copy_back(c.dk), expected.dk), 1e-5);
-  EXPECT_LT(relative_l2(copy_back(c.dv), expected.dv), 1e-5);
+  EXPECT_LT(relative_l2(to_host(c.dq), expected.dq), 1e-5);
+  EXPECT_LT(relative_l2(to_host(c.dk), expected.dk), 1e-5);
+  EXPECT_LT(relative_l2(to_host(c.dv), expected.dv), 1e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(SmallShapes, ReferenceBackwardVsCpu,
