@@ -243,7 +243,7 @@ part_default() {
 }
 part_sanitize() { LOG_DIR=$1 BUILD=build scripts/gpu/sanitize.sh; }
 part_backward() {
-  build/tests/sdpa_gpu_tests --gtest_filter='ReferenceBackwardVsCpu.*:GradientVerification.*:Backends.Gradients*' \
+  build/tests/sdpa_gpu_tests --gtest_filter='*ReferenceBackwardVsCpu.*:GradientVerification.*:Backends.Gradients*' \
     >"$1/gpu_tests.log" 2>&1; local a=$?
   grep -hE "^\[  (PASSED|FAILED) |Failure|Expected|Which is" "$1/gpu_tests.log" | head -20
   $tool --config configs/backward.json --with-torch --json "$1/backward.json" >"$1/backward.txt" 2>&1; local b=$?
