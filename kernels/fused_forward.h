@@ -31,6 +31,9 @@ struct FusedForward {
   std::size_t workspace_bytes = 0;
   // A paged K/V cache (k and v null): only for a kernel whose limits say reads_paged_kv.
   const PagedKv* paged = nullptr;
+  // When set, [B, Hq, Sq] fp32: each row's log2-sum-exp2 of its scaled scores (in exp2 units:
+  // P = exp2(s * scale * log2(e) - lse)), for a backward. Kernels that keep no statistics ignore it.
+  float* lse = nullptr;
 };
 
 // A head dim the kernel is compiled for, and the dynamic shared memory one CTA asks for there.
