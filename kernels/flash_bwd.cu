@@ -36,23 +36,25 @@ constexpr int kRowsPerBlock = 8;  // warps per preprocess block
 
 }  // namespace
 
-cudaError_t launch_flash_backward(const FlashBackward& b) {
+cudaError_t launch_flash_backward(const FusedBackward& b) {
   const AttentionShape& s = b.shape;
   const int64_t rows = s.batch * s.heads * s.seq_q;
   const int64_t n = rows * s.head_dim;
+  float* delta = b.workspace;
+  float* dq_accum = b.workspace + rows;
   return dispatch_dtype(b.dtype, [&](auto type) {
     using T = typename decltype(type)::type;
     flash_bwd_preprocess_kernel<T><<<static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock),
                                      kRowsPerBlock * 32, 0, b.stream>>>(
-        static_cast<const T*>(b.d_out), static_cast<const T*>(b.o), b.delta, b.dq_accum, rows,
+        static_cast<const T*>(b.d_out), static_cast<const T*>(b.o), delta, dq_accum, rows,
         static_cast<int>(s.head_dim));
     if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
     const cudaError_t main = dispatch_int(flash::FlashHeadDims{}, s.head_dim, cudaErrorInvalidValue, [&](auto d) {
-      return flash::launch_flash_backward_main<decltype(d)::value>(b);
+      return flash::launch_flash_backward_main<decltype(d)::value>(b, delta, dq_accum);
     });
     if (main != cudaSuccess) return main;
     flash_bwd_convert_dq_kernel<T><<<elementwise_grid(n), kElementwiseBlock, 0, b.stream>>>(
-        b.dq_accum, static_cast<T*>(b.dq), n, s.scale);
+        dq_accum, static_cast<T*>(b.dq), n, s.scale);
     return cudaGetLastError();
   });
 }

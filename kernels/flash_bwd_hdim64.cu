@@ -2,4 +2,4 @@
 // dims compile in parallel.
 #include "flash_bwd_kernel.cuh"
 
-template cudaError_t sdpa::flash::launch_flash_backward_main<64>(const sdpa::FlashBackward&);
+template cudaError_t sdpa::flash::launch_flash_backward_main<64>(const sdpa::FusedBackward&, const float*, float*);

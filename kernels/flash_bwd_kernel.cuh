@@ -23,13 +23,14 @@ namespace sdpa::flash {
 
 using namespace sm80;
 
-// kBlockM queries per step: 64 at D64; 32 at D128, where 64 spills (dK and dV of 16 keys by 128
-// columns already hold 128 registers a thread).
+// kBlockM queries per step: 32 at D64, 16 at D128. Each warp keeps dK and dV of its 16 keys over
+// the whole head dim in registers (64 floats a thread at D64, 128 at D128), so the step's S^T and
+// dP^T tiles must stay small; 64 and 32 rows spilled.
 template <int kHeadDim_>
 struct FlashBwdTraits {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kBlockN = 64;  // keys per CTA: 4 warps of 16
-  static constexpr int kBlockM = kHeadDim_ <= 64 ? 64 : 32;
+  static constexpr int kBlockM = kHeadDim_ <= 64 ? 32 : 16;
   static constexpr int kNWarps = 4;
   // dQ = dS K: the warps split the step's kBlockM rows in m16 tiles, then the head dim in parts.
   static constexpr int kDqRowTiles = kBlockM / 16;
@@ -317,7 +318,7 @@ __global__ void __launch_bounds__(Traits::kNThreads)
 // The main kernel for head dim kHeadDim on `b`'s dtype and causal flag: one CTA per key block of
 // each (batch, KV head).
 template <int kHeadDim>
-cudaError_t launch_flash_backward_main(const FlashBackward& b) {
+cudaError_t launch_flash_backward_main(const FusedBackward& b, const float* delta, float* dq_accum) {
   using Traits = FlashBwdTraits<kHeadDim>;
   return dispatch_dtype(b.dtype, [&](auto type) {
     using T = typename decltype(type)::type;
@@ -335,8 +336,8 @@ cudaError_t launch_flash_backward_main(const FlashBackward& b) {
                                static_cast<const T*>(b.v),
                                static_cast<const T*>(b.d_out),
                                b.lse,
-                               b.delta,
-                               b.dq_accum,
+                               delta,
+                               dq_accum,
                                static_cast<T*>(b.dk),
                                static_cast<T*>(b.dv)};
     const dim3 grid(static_cast<unsigned>((b.shape.seq_kv + Traits::kBlockN - 1) / Traits::kBlockN),
