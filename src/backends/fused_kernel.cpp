@@ -16,7 +16,6 @@ class FusedBackend final : public Backend {
   void prepare(const Problem& problem, cudaStream_t stream) override {
     shape_ = attention_shape(problem);
     dtype_ = problem.dtype;
-    if (kernel_.workspace_bytes == nullptr) return;
     if (problem.has_backward() && kernel_.launch_backward != nullptr) {
       lse_ = DeviceBuffer(static_cast<std::size_t>(shape_.batch * shape_.heads * shape_.seq_q) * sizeof(float));
       backward_workspace_ =
