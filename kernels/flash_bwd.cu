@@ -37,6 +37,8 @@ constexpr int kRowsPerBlock = 8;  // warps per preprocess block
 }  // namespace
 
 cudaError_t launch_flash_backward(const FusedBackward& b) {
+  // Without the forward's statistics or the workspace there is nothing to read or accumulate into.
+  if (b.lse == nullptr || b.workspace == nullptr) return cudaErrorInvalidValue;
   const AttentionShape& s = b.shape;
   const int64_t rows = s.batch * s.heads * s.seq_q;
   const int64_t n = rows * s.head_dim;
