@@ -47,7 +47,7 @@ struct EfficientTraits {
 template <typename Traits, typename T, bool kCausal>
 __global__ void __launch_bounds__(Traits::kNThreads, 2)
     efficient_fwd_kernel(AttentionShape p, const T* __restrict__ q, const T* __restrict__ k,
-                         const T* __restrict__ v, T* __restrict__ o) {
+                         const T* __restrict__ v, T* __restrict__ o, float* /*lse: none kept*/) {
   constexpr int D = Traits::kHeadDim;
   constexpr int kBlockM = Traits::kBlockM;
   constexpr int kBlockN = Traits::kBlockN;

@@ -1,3 +1,4 @@
+#include "flash_bwd.h"
 #include "flash_fwd.h"
 #include "flash_traits.cuh"
 #include "fused_launch.cuh"
@@ -17,7 +18,7 @@ cudaError_t launch_flash_forward(const FusedForward& f) {
 
 }  // namespace
 
-constexpr FusedForwardKernel kFlashForward{sm80_query_block_limits(kHeadDims),
-                                           launch_flash_forward};
+constexpr FusedForwardKernel kFlashForward{sm80_query_block_limits(kHeadDims), launch_flash_forward,
+                                           nullptr, launch_flash_backward};
 
 }  // namespace sdpa

@@ -27,7 +27,7 @@ using namespace sm80;
 template <typename Traits, typename T, bool kCausal>
 __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
     flash_fwd_kernel(AttentionShape p, const T* __restrict__ q, const T* __restrict__ k,
-                     const T* __restrict__ v, T* __restrict__ o) {
+                     const T* __restrict__ v, T* __restrict__ o, float* __restrict__ lse) {
   constexpr int D = Traits::kHeadDim;
   constexpr int kBlockM = Traits::kBlockM;
   constexpr int kBlockN = Traits::kBlockN;
@@ -266,6 +266,9 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm)
       sum += __shfl_xor_sync(0xffffffffu, sum, 2);
       const float inv = sum > 0.f ? 1.f / sum : 0.f;
       const int row = mt * 16 + g + half * 8;
+      // The row's statistics for a backward, in exp2 units (P = exp2(s * scale_log2 - lse)).
+      if (lse != nullptr && t == 0 && m0 + warp_row0 + row < seq_q)
+        lse[q_offset / D + warp_row0 + row] = row_max[mt][half] * scale_log2 + __log2f(sum);
 #pragma unroll
       for (int nt = 0; nt < Traits::kNTilesO; ++nt) {
         const uint32_t packed =

@@ -31,6 +31,9 @@ struct FusedForward {
   std::size_t workspace_bytes = 0;
   // A paged K/V cache (k and v null): only for a kernel whose limits say reads_paged_kv.
   const PagedKv* paged = nullptr;
+  // When set, [B, Hq, Sq] fp32: each row's log2-sum-exp2 of its scaled scores (in exp2 units:
+  // P = exp2(s * scale * log2(e) - lse)), for a backward. Kernels that keep no statistics ignore it.
+  float* lse = nullptr;
 };
 
 // A head dim the kernel is compiled for, and the dynamic shared memory one CTA asks for there.
@@ -71,12 +74,37 @@ inline FusedLimit broken_limit(const FusedKernelLimits& limits, const AttentionS
   return FusedLimit::none;
 }
 
+// One backward of a kernel that has one: the forward it follows wrote `lse`
+// (FusedForward::lse); `workspace` holds fused_backward_workspace_floats() floats.
+struct FusedBackward {
+  DType dtype;
+  AttentionShape shape;
+  const void* q;
+  const void* k;
+  const void* v;
+  const void* o;
+  const void* d_out;
+  const float* lse;
+  float* workspace;
+  void* dq;
+  void* dk;
+  void* dv;
+  cudaStream_t stream;
+};
+
+// delta (a float a query row) and the fp32 dQ accumulator (D a row).
+inline int64_t fused_backward_workspace_floats(const AttentionShape& s) {
+  return s.batch * s.heads * s.seq_q * (1 + s.head_dim);
+}
+
 struct FusedForwardKernel {
   FusedKernelLimits limits;
   // cudaErrorInvalidValue where broken_limit() is not none, else the launch's cudaGetLastError().
   cudaError_t (*launch)(const FusedForward& forward);
   // The workspace a launch of `shape` on the current device needs; null: none.
   std::size_t (*workspace_bytes)(const AttentionShape& shape) = nullptr;
+  // The kernel's backward (its forward then writes FusedForward::lse when asked); null: none.
+  cudaError_t (*launch_backward)(const FusedBackward& backward) = nullptr;
 };
 
 }  // namespace sdpa

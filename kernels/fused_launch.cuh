@@ -57,7 +57,7 @@ cudaError_t allow_dynamic_smem(Kernel* causal, Kernel* full, int bytes) {
 }
 
 // Launches kernel_of(TypeTag<T>{}, std::bool_constant<kCausal>{}), a kernel taking
-// (AttentionShape, const T* q, const T* k, const T* v, T* o), for f's dtype and causal flag
+// (AttentionShape, const T* q, const T* k, const T* v, T* o, float* lse), for f's dtype and causal flag
 // with Traits::kNThreads threads and Traits::kSmemBytes of dynamic shared memory on `grid`.
 template <typename Traits, typename KernelOf>
 cudaError_t launch_fused_forward(KernelOf kernel_of, const FusedForward& f, dim3 grid) {
@@ -70,7 +70,7 @@ cudaError_t launch_fused_forward(KernelOf kernel_of, const FusedForward& f, dim3
     auto* const kernel = f.shape.causal ? causal : full;
     kernel<<<grid, Traits::kNThreads, Traits::kSmemBytes, f.stream>>>(
         f.shape, static_cast<const T*>(f.q), static_cast<const T*>(f.k), static_cast<const T*>(f.v),
-        static_cast<T*>(f.o));
+        static_cast<T*>(f.o), f.lse);
     return cudaGetLastError();
   });
 }

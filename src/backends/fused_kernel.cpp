@@ -16,15 +16,26 @@ class FusedBackend final : public Backend {
   void prepare(const Problem& problem, cudaStream_t stream) override {
     shape_ = attention_shape(problem);
     dtype_ = problem.dtype;
+    if (problem.has_backward() && kernel_.launch_backward != nullptr) {
+      lse_ = DeviceBuffer(static_cast<std::size_t>(shape_.batch * shape_.heads * shape_.seq_q) * sizeof(float));
+      backward_workspace_ =
+          DeviceBuffer(static_cast<std::size_t>(fused_backward_workspace_floats(shape_)) * sizeof(float));
+    }
     if (kernel_.workspace_bytes == nullptr) return;
     workspace_ = DeviceBuffer(kernel_.workspace_bytes(shape_));
     if (workspace_.bytes() > 0)
       SDPA_CHECK_CUDA(cudaMemsetAsync(workspace_.get(), 0, workspace_.bytes(), stream));
   }
 
+  // With a backward to follow, the forward also writes each row's statistics (lse_).
   void run(const AttentionTensors& t, cudaStream_t stream) override {
-    SDPA_CHECK_CUDA(kernel_.launch(
-        {dtype_, shape_, t.q, t.k, t.v, t.o, stream, workspace_.get(), workspace_.bytes(), t.paged}));
+    SDPA_CHECK_CUDA(kernel_.launch({dtype_, shape_, t.q, t.k, t.v, t.o, stream, workspace_.get(),
+                                    workspace_.bytes(), t.paged, lse_.as<float>()}));
+  }
+
+  void backward(const AttentionTensors& t, const GradientTensors& g, cudaStream_t stream) override {
+    SDPA_CHECK_CUDA(kernel_.launch_backward({dtype_, shape_, t.q, t.k, t.v, t.o, g.d_out, lse_.as<float>(),
+                                             backward_workspace_.as<float>(), g.dq, g.dk, g.dv, stream}));
   }
 
  private:
@@ -32,6 +43,8 @@ class FusedBackend final : public Backend {
   AttentionShape shape_{};
   DType dtype_ = DType::bf16;
   DeviceBuffer workspace_;
+  DeviceBuffer lse_;                 // the forward's row statistics, for the backward
+  DeviceBuffer backward_workspace_;  // delta and the dQ accumulator
 };
 
 // "64, 128" with sep ", ", or "64 and 128" with last_sep " and ".
@@ -71,7 +84,12 @@ std::unique_ptr<Backend> make_fused_backend(const FusedForwardKernel& kernel) {
 }
 
 std::size_t fused_workspace_bytes(const FusedForwardKernel& kernel, const Problem& p) {
-  return kernel.workspace_bytes == nullptr ? 0 : kernel.workspace_bytes(attention_shape(p));
+  const AttentionShape shape = attention_shape(p);
+  std::size_t bytes = kernel.workspace_bytes == nullptr ? 0 : kernel.workspace_bytes(shape);
+  if (p.has_backward() && kernel.launch_backward != nullptr)
+    bytes += static_cast<std::size_t>(shape.batch * shape.heads * shape.seq_q +
+                                      fused_backward_workspace_floats(shape)) * sizeof(float);
+  return bytes;
 }
 
 std::optional<std::string> fused_unsupported(const FusedKernelLimits& limits, const Problem& p,

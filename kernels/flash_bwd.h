@@ -1,0 +1,22 @@
+// The flash backward (FlashAttention-2 design, sm_80+; work in progress, not yet run on a GPU):
+// three kernels, as FA2's. A preprocess computes delta = rowsum(dO * O) and zeroes the fp32 dQ
+// accumulator; the main kernel (one CTA per key block of a KV head) writes dK and dV and adds
+// dS K into the accumulator; a last kernel writes dQ = scale * accumulator in the dtype.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "fused_forward.h"
+
+namespace sdpa {
+
+// cudaErrorInvalidValue for a head dim other than 64 and 128.
+cudaError_t launch_flash_backward(const FusedBackward& b);
+
+namespace flash {
+// Defined in flash_bwd_kernel.cuh, instantiated by one translation unit per head dimension.
+template <int kHeadDim>
+cudaError_t launch_flash_backward_main(const FusedBackward& b, const float* delta, float* dq_accum);
+}  // namespace flash
+
+}  // namespace sdpa

@@ -1,0 +1,5 @@
+// The flash backward's main kernel at head dim 64, in a translation unit of its own so the head
+// dims compile in parallel.
+#include "flash_bwd_kernel.cuh"
+
+template cudaError_t sdpa::flash::launch_flash_backward_main<64>(const sdpa::FusedBackward&, const float*, float*);
