@@ -39,7 +39,8 @@ template <typename T>
 std::vector<T> values(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name) {
   const fc::Attribute& a = attribute(d, name);
   std::vector<T> out;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(a.count); ++i) out.push_back(element<T>(a, i));
+  for (std::size_t i = 0; i < static_cast<std::size_t>(a.count); ++i)
+    out.push_back(element<T>(a, i));
   return out;
 }
 
@@ -57,8 +58,10 @@ struct Tensor {
 };
 
 Tensor tensor(cudnnBackendDescriptor_t d) {
-  return {value<int64_t>(d, CUDNN_ATTR_TENSOR_UNIQUE_ID), value<cudnnDataType_t>(d, CUDNN_ATTR_TENSOR_DATA_TYPE),
-          values<int64_t>(d, CUDNN_ATTR_TENSOR_DIMENSIONS), values<int64_t>(d, CUDNN_ATTR_TENSOR_STRIDES),
+  return {value<int64_t>(d, CUDNN_ATTR_TENSOR_UNIQUE_ID),
+          value<cudnnDataType_t>(d, CUDNN_ATTR_TENSOR_DATA_TYPE),
+          values<int64_t>(d, CUDNN_ATTR_TENSOR_DIMENSIONS),
+          values<int64_t>(d, CUDNN_ATTR_TENSOR_STRIDES),
           value<bool>(d, CUDNN_ATTR_TENSOR_IS_VIRTUAL)};
 }
 
@@ -70,19 +73,23 @@ struct Op {
 
 std::string pointwise_name(cudnnPointwiseMode_t mode) {
   static const std::map<cudnnPointwiseMode_t, std::string> names{
-      {CUDNN_POINTWISE_ADD, "ADD"},           {CUDNN_POINTWISE_SUB, "SUB"},
-      {CUDNN_POINTWISE_MUL, "MUL"},           {CUDNN_POINTWISE_DIV, "DIV"},
-      {CUDNN_POINTWISE_EXP, "EXP"},           {CUDNN_POINTWISE_LOG, "LOG"},
-      {CUDNN_POINTWISE_CMP_GE, "CMP_GE"},     {CUDNN_POINTWISE_BINARY_SELECT, "SELECT"},
-      {CUDNN_POINTWISE_GEN_INDEX, "INDEX"},   {CUDNN_POINTWISE_IDENTITY, "IDENTITY"}};
-  return names.contains(mode) ? names.at(mode) : "pointwise " + std::to_string(static_cast<int>(mode));
+      {CUDNN_POINTWISE_ADD, "ADD"},         {CUDNN_POINTWISE_SUB, "SUB"},
+      {CUDNN_POINTWISE_MUL, "MUL"},         {CUDNN_POINTWISE_DIV, "DIV"},
+      {CUDNN_POINTWISE_EXP, "EXP"},         {CUDNN_POINTWISE_LOG, "LOG"},
+      {CUDNN_POINTWISE_CMP_GE, "CMP_GE"},   {CUDNN_POINTWISE_BINARY_SELECT, "SELECT"},
+      {CUDNN_POINTWISE_GEN_INDEX, "INDEX"}, {CUDNN_POINTWISE_IDENTITY, "IDENTITY"}};
+  return names.contains(mode) ? names.at(mode)
+                              : "pointwise " + std::to_string(static_cast<int>(mode));
 }
 
 Op operation(cudnnBackendDescriptor_t d) {
   const auto in = [&](cudnnBackendAttributeName_t name, std::vector<Tensor>& to) {
-    if (fc::record(d).attributes.contains(name)) to.push_back(tensor(value<cudnnBackendDescriptor_t>(d, name)));
+    if (fc::record(d).attributes.contains(name))
+      to.push_back(tensor(value<cudnnBackendDescriptor_t>(d, name)));
   };
-  const auto out = [&](cudnnBackendAttributeName_t name) { return tensor(value<cudnnBackendDescriptor_t>(d, name)); };
+  const auto out = [&](cudnnBackendAttributeName_t name) {
+    return tensor(value<cudnnBackendDescriptor_t>(d, name));
+  };
   Op op;
   switch (fc::record(d).type) {
     case CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR:
@@ -99,13 +106,16 @@ Op operation(cudnnBackendDescriptor_t d) {
     case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR: {
       const auto reduce = value<cudnnBackendDescriptor_t>(d, CUDNN_ATTR_OPERATION_REDUCTION_DESC);
       const auto mode = value<cudnnReduceTensorOp_t>(reduce, CUDNN_ATTR_REDUCTION_OPERATOR);
-      op.kind = mode == CUDNN_REDUCE_TENSOR_ADD ? "sum" : mode == CUDNN_REDUCE_TENSOR_MAX ? "max" : "reduce";
+      op.kind = mode == CUDNN_REDUCE_TENSOR_ADD   ? "sum"
+                : mode == CUDNN_REDUCE_TENSOR_MAX ? "max"
+                                                  : "reduce";
       in(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, op.inputs);
       op.output = out(CUDNN_ATTR_OPERATION_REDUCTION_YDESC);
       break;
     }
     case CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR: {
-      const auto pw = value<cudnnBackendDescriptor_t>(d, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR);
+      const auto pw =
+          value<cudnnBackendDescriptor_t>(d, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR);
       op.kind = pointwise_name(value<cudnnPointwiseMode_t>(pw, CUDNN_ATTR_POINTWISE_MODE));
       in(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, op.inputs);
       in(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, op.inputs);
@@ -123,7 +133,8 @@ Op operation(cudnnBackendDescriptor_t d) {
 std::vector<Op> operations(const cg::OperationGraph& graph) {
   EXPECT_TRUE(fc::record(graph.get().get()).finalized);
   std::vector<Op> ops;
-  for (const auto d : values<cudnnBackendDescriptor_t>(graph.get().get(), CUDNN_ATTR_OPERATIONGRAPH_OPS))
+  for (const auto d :
+       values<cudnnBackendDescriptor_t>(graph.get().get(), CUDNN_ATTR_OPERATIONGRAPH_OPS))
     ops.push_back(operation(d));
   return ops;
 }
@@ -135,24 +146,28 @@ std::vector<std::string> kinds(const std::vector<Op>& ops) {
 }
 
 const Op& producer_of(const std::vector<Op>& ops, int64_t uid) {
-  const auto it = std::find_if(ops.begin(), ops.end(), [&](const Op& op) { return op.output.uid == uid; });
+  const auto it =
+      std::find_if(ops.begin(), ops.end(), [&](const Op& op) { return op.output.uid == uid; });
   EXPECT_NE(it, ops.end()) << "nothing writes uid " << uid;
   return *it;
 }
 
 // Every virtual tensor is written once, before it is read, and read; returns the real tensors
 // read and written.
-void expect_well_formed(const std::vector<Op>& ops, std::set<int64_t>& reads, std::set<int64_t>& writes) {
+void expect_well_formed(const std::vector<Op>& ops, std::set<int64_t>& reads,
+                        std::set<int64_t>& writes) {
   std::set<int64_t> written, read;
   for (const Op& op : ops) {
     for (const Tensor& t : op.inputs) {
       if (t.is_virtual) {
-        EXPECT_TRUE(written.contains(t.uid)) << op.kind << " reads uid " << t.uid << " before it is written";
+        EXPECT_TRUE(written.contains(t.uid))
+            << op.kind << " reads uid " << t.uid << " before it is written";
       }
       read.insert(t.uid);
       if (!t.is_virtual && !written.contains(t.uid)) reads.insert(t.uid);
     }
-    EXPECT_TRUE(written.insert(op.output.uid).second) << "uid " << op.output.uid << " written twice";
+    EXPECT_TRUE(written.insert(op.output.uid).second)
+        << "uid " << op.output.uid << " written twice";
     if (!op.output.is_virtual) writes.insert(op.output.uid);
   }
   for (const Op& op : ops)
@@ -195,19 +210,20 @@ class CudnnGraphs : public ::testing::Test {
     const CudnnApi* api = load_cudnn(why);
     ASSERT_NE(api, nullptr) << why;
     // The real library would be read as the stand-in's records: stop first.
-    ASSERT_NE(api->path.find("fake_cudnn"), std::string::npos) << "loaded " << api->path << ", not the stand-in";
+    ASSERT_NE(api->path.find("fake_cudnn"), std::string::npos)
+        << "loaded " << api->path << ", not the stand-in";
     handle_.emplace();
   }
   std::optional<cg::Handle> handle_;
 };
 
 const std::vector<std::string> kBackwardOps{
-    "MUL", "sum", "MUL",                          // rowsum(dO ∘ O) × 1
-    "matmul", "MUL", "SUB", "EXP",                // P = exp(Q·Kᵀ × scale − Stats)
-    "reshape", "matmul",                          // dV = Pᵀ·dO
-    "matmul", "SUB", "MUL", "MUL",                // dS = (dO·Vᵀ − rowsum) ∘ P × scale
-    "reshape", "matmul",                          // dK = dSᵀ·Q
-    "reshape", "matmul", "IDENTITY"};             // dQ = dS·K through the accumulator
+    "MUL",     "sum",    "MUL",             // rowsum(dO ∘ O) × 1
+    "matmul",  "MUL",    "SUB",     "EXP",  // P = exp(Q·Kᵀ × scale − Stats)
+    "reshape", "matmul",                    // dV = Pᵀ·dO
+    "matmul",  "SUB",    "MUL",     "MUL",  // dS = (dO·Vᵀ − rowsum) ∘ P × scale
+    "reshape", "matmul",                    // dK = dSᵀ·Q
+    "reshape", "matmul", "IDENTITY"};       // dQ = dS·K through the accumulator
 
 TEST_F(CudnnGraphs, BackwardIsTheFusedFlashBackwardPattern) {
   const Problem p = problem(4, 4, 17, 1000, false);
@@ -216,7 +232,8 @@ TEST_F(CudnnGraphs, BackwardIsTheFusedFlashBackwardPattern) {
   EXPECT_EQ(kinds(ops), kBackwardOps);
   std::set<int64_t> reads, writes;
   expect_well_formed(ops, reads, writes);
-  EXPECT_EQ(reads, (std::set<int64_t>{kUidQ, kUidK, kUidV, kUidO, kUidStats, kUidScale, kUidDOut, kUidOne}));
+  EXPECT_EQ(reads, (std::set<int64_t>{kUidQ, kUidK, kUidV, kUidO, kUidStats, kUidScale, kUidDOut,
+                                      kUidOne}));
   EXPECT_EQ(writes, (std::set<int64_t>{kUidDQ, kUidDK, kUidDV, kUidRowDot, kUidDQAccum}));
   expect_matmuls_agree(ops);
 
@@ -299,10 +316,12 @@ TEST_F(CudnnGraphs, VariantPacksBindEveryRealTensor) {
   for (const bool causal : {false, true}) {
     const Problem p = problem(8, 2, 127, 64, causal);
     const auto backward = build_sdpa_backward_graph(p, handle_->get());
-    EXPECT_EQ(packed_uids(sdpa_backward_variant_pack(t, g, causal, {memory, memory, memory, memory}, {})),
-              real_uids(operations(*backward)));
+    EXPECT_EQ(
+        packed_uids(sdpa_backward_variant_pack(t, g, causal, {memory, memory, memory, memory}, {})),
+        real_uids(operations(*backward)));
     const auto forward = build_sdpa_graph(p, handle_->get());
-    EXPECT_EQ(packed_uids(sdpa_variant_pack(t, causal, memory, {}, memory)), real_uids(operations(*forward)));
+    EXPECT_EQ(packed_uids(sdpa_variant_pack(t, causal, memory, {}, memory)),
+              real_uids(operations(*forward)));
   }
 }
 

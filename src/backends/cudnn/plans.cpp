@@ -61,13 +61,15 @@ std::vector<std::unique_ptr<SdpaPlan>> choose_plans(const GraphBuilder& build, c
   Clock::time_point plan_start = Clock::now();
   for (Candidate& c : proposed) {
     cg::EngineConfigInfo engine = cg::describe(c.config);
-    if (std::find(seen.begin(), seen.end(), engine.text()) != seen.end()) continue;  // fallback repeats A's
+    if (std::find(seen.begin(), seen.end(), engine.text()) != seen.end())
+      continue;  // fallback repeats A's
     seen.push_back(engine.text());
     ++tried;
     std::string plan_why;
     std::optional<cg::Descriptor> plan = cg::make_plan(handle, c.config, plan_why);
     if (!plan) {
-      if (tried <= 3) why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", c.chosen_by, plan_why);
+      if (tried <= 3)
+        why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", c.chosen_by, plan_why);
       continue;
     }
     auto result = std::make_unique<SdpaPlan>();
@@ -87,8 +89,8 @@ std::vector<std::unique_ptr<SdpaPlan>> choose_plans(const GraphBuilder& build, c
   }
   if (plans.empty())
     throw_cudnn_error("choose_plans", CUDNN_STATUS_NOT_SUPPORTED,
-                      fmt::format("no engine config finalizes for {} ({} proposed): {}", what, proposed.size(),
-                                  why.empty() ? "no reason given" : why));
+                      fmt::format("no engine config finalizes for {} ({} proposed): {}", what,
+                                  proposed.size(), why.empty() ? "no reason given" : why));
   return plans;
 }
 

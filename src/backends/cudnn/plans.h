@@ -35,7 +35,8 @@ enum class PlanChoice {
 using GraphBuilder = std::function<std::unique_ptr<cudnn_graph::OperationGraph>()>;
 
 // Plans for the graph `build` makes (its time is the plans' graph_ms). Throws ApiError carrying
-// cuDNN's reasons when no config finalizes; `what` names the graph there ("the SDPA forward of ...").
+// cuDNN's reasons when no config finalizes; `what` names the graph there ("the SDPA forward of
+// ...").
 std::vector<std::unique_ptr<SdpaPlan>> choose_plans(const GraphBuilder& build, cudnnHandle_t handle,
                                                     PlanChoice choice, const std::string& what);
 

@@ -11,19 +11,24 @@ namespace cg = cudnn_graph;
 std::optional<std::string> sdpa_backward_unsupported(const Problem& p, std::size_t cudnn_version) {
   if (p.seq_q == 1 && p.seq_kv == 1) return "cuDNN's fused backward does not take Sq = Skv = 1";
   if (cudnn_version == 91000 || cudnn_version == 91001)
-    return fmt::format("cuDNN {}'s fused backward has known bugs (9.10.2 fixed them)", cudnn_version);
+    return fmt::format("cuDNN {}'s fused backward has known bugs (9.10.2 fixed them)",
+                       cudnn_version);
   return std::nullopt;
 }
 
-bool dq_accum_needs_zeroing(std::size_t cudnn_version) { return cudnn_version < 90600; }
+bool dq_accum_needs_zeroing(std::size_t cudnn_version) {
+  return cudnn_version < 90600;
+}
 
 std::size_t sdpa_backward_buffer_bytes(const Problem& p) {
   const auto rows = static_cast<std::size_t>(p.batch * p.heads * p.seq_q);
   return rows * sizeof(float) + rows * static_cast<std::size_t>(p.head_dim) * sizeof(float);
 }
 
-std::unique_ptr<cg::OperationGraph> build_sdpa_backward_graph(const Problem& p, cudnnHandle_t handle) {
-  const int64_t b = p.batch, h = p.heads, hk = p.kv_heads, sq = p.seq_q, skv = p.seq_kv, d = p.head_dim;
+std::unique_ptr<cg::OperationGraph> build_sdpa_backward_graph(const Problem& p,
+                                                              cudnnHandle_t handle) {
+  const int64_t b = p.batch, h = p.heads, hk = p.kv_heads, sq = p.seq_q, skv = p.seq_kv,
+                d = p.head_dim;
   const cudnnDataType_t io = io_data_type(p.dtype);
   constexpr cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
   const std::vector<int64_t> scores{b, h, sq, skv};
@@ -51,29 +56,34 @@ std::unique_ptr<cg::OperationGraph> build_sdpa_backward_graph(const Problem& p, 
   const auto& scale = g.scalar(kUidScale);
 
   // Each query head's dK or dV straight into `out`, or (grouped heads) summed over the group.
-  const auto head_grad = [&](const cg::Descriptor& a, const cg::Descriptor& b_operand, const cg::Descriptor& out) {
+  const auto head_grad = [&](const cg::Descriptor& a, const cg::Descriptor& b_operand,
+                             const cg::Descriptor& out) {
     if (h == hk) {
       g.matmul(a, b_operand, out);
       return;
     }
-    g.reduction(CUDNN_REDUCE_TENSOR_ADD, g.matmul(a, b_operand, g.virtual_tensor(io, full_head_grad)), out);
+    g.reduction(CUDNN_REDUCE_TENSOR_ADD,
+                g.matmul(a, b_operand, g.virtual_tensor(io, full_head_grad)), out);
   };
 
   // rowsum(dO ∘ O), times the dropout scale's place (1): a real tensor, as cudnn-frontend binds it.
   const auto& row_dot = g.tensor(kUidRowDot, f32, per_row);
   const auto& d_out_o = g.binary(CUDNN_POINTWISE_MUL, d_out, o, g.virtual_tensor(f32, rows));
-  g.binary(CUDNN_POINTWISE_MUL, g.reduction(CUDNN_REDUCE_TENSOR_ADD, d_out_o, g.virtual_tensor(f32, per_row)),
+  g.binary(CUDNN_POINTWISE_MUL,
+           g.reduction(CUDNN_REDUCE_TENSOR_ADD, d_out_o, g.virtual_tensor(f32, per_row)),
            g.scalar(kUidOne), row_dot);
 
   // P recomputed from the statistics: exp(Q·Kᵀ × scale − Stats), masked after the subtraction.
   const auto& s = g.matmul(q, k_t, g.virtual_tensor(f32, scores));
   const auto& logits = g.binary(CUDNN_POINTWISE_MUL, s, scale, g.virtual_tensor(f32, scores));
-  const cg::Descriptor* shifted = &g.binary(CUDNN_POINTWISE_SUB, logits, stats, g.virtual_tensor(f32, scores));
+  const cg::Descriptor* shifted =
+      &g.binary(CUDNN_POINTWISE_SUB, logits, stats, g.virtual_tensor(f32, scores));
   if (p.causal) {  // top-left aligned, as the forward: query i sees keys j <= i
     const auto& row = g.gen_index(*shifted, 2, g.virtual_tensor(CUDNN_DATA_INT32, scores));
     const auto& col = g.gen_index(*shifted, 3, g.virtual_tensor(CUDNN_DATA_INT32, scores));
-    const auto& visible = g.binary(CUDNN_POINTWISE_CMP_GE, row, col, g.virtual_tensor(CUDNN_DATA_BOOLEAN, scores),
-                                   CUDNN_DATA_BOOLEAN);
+    const auto& visible =
+        g.binary(CUDNN_POINTWISE_CMP_GE, row, col, g.virtual_tensor(CUDNN_DATA_BOOLEAN, scores),
+                 CUDNN_DATA_BOOLEAN);
     shifted = &g.select(*shifted, g.scalar(kUidNegInf), visible, g.virtual_tensor(f32, scores));
   }
   const auto& probs = g.unary(CUDNN_POINTWISE_EXP, *shifted, g.virtual_tensor(f32, scores));
@@ -84,7 +94,8 @@ std::unique_ptr<cg::OperationGraph> build_sdpa_backward_graph(const Problem& p, 
   // dS = (dO·Vᵀ − rowsum(dO ∘ O)) ∘ P × scale.
   const auto& dp = g.matmul(d_out, v_t, g.virtual_tensor(f32, scores));
   const auto& centered = g.binary(CUDNN_POINTWISE_SUB, dp, row_dot, g.virtual_tensor(f32, scores));
-  const auto& ds_unscaled = g.binary(CUDNN_POINTWISE_MUL, centered, probs, g.virtual_tensor(f32, scores));
+  const auto& ds_unscaled =
+      g.binary(CUDNN_POINTWISE_MUL, centered, probs, g.virtual_tensor(f32, scores));
   const auto& ds = g.binary(CUDNN_POINTWISE_MUL, ds_unscaled, scale, g.virtual_tensor(f32, scores));
 
   // dK = dSᵀ·Q, dSᵀ in the I/O type.
@@ -101,13 +112,15 @@ std::unique_ptr<cg::OperationGraph> build_sdpa_backward_graph(const Problem& p, 
 }
 
 std::unique_ptr<SdpaPlan> sdpa_backward_plan(const Problem& p, cudnnHandle_t handle) {
-  return std::move(choose_plans([&] { return build_sdpa_backward_graph(p, handle); }, handle, PlanChoice::first,
+  return std::move(choose_plans([&] { return build_sdpa_backward_graph(p, handle); }, handle,
+                                PlanChoice::first,
                                 fmt::format("the SDPA backward of {}", p.shape_label()))
                        .front());
 }
 
-cg::Descriptor sdpa_backward_variant_pack(const AttentionTensors& t, const GradientTensors& g, bool causal,
-                                          const SdpaBackwardBuffers& buffers, const SdpaBackwardScalars& scalars) {
+cg::Descriptor sdpa_backward_variant_pack(const AttentionTensors& t, const GradientTensors& g,
+                                          bool causal, const SdpaBackwardBuffers& buffers,
+                                          const SdpaBackwardScalars& scalars) {
   std::vector<int64_t> uids{kUidQ,  kUidK,  kUidV,  kUidO,      kUidStats,   kUidScale, kUidDOut,
                             kUidDQ, kUidDK, kUidDV, kUidRowDot, kUidDQAccum, kUidOne};
   // cuDNN's pointer array is not const: the inputs are only read.
@@ -131,8 +144,8 @@ cg::Descriptor sdpa_backward_variant_pack(const AttentionTensors& t, const Gradi
   void* workspace = buffers.workspace;
   cg::Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
   pack.set_int64s(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, uids)
-      .set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, static_cast<int64_t>(pointers.size()),
-           pointers.data())
+      .set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR,
+           static_cast<int64_t>(pointers.size()), pointers.data())
       .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace)
       .finalize();
   return pack;

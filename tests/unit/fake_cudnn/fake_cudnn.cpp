@@ -33,9 +33,13 @@ char handle_object;  // what cudnnCreate hands out
 
 extern "C" {
 
-size_t cudnnGetVersion(void) { return sdpa::fake_cudnn::kVersion; }
+size_t cudnnGetVersion(void) {
+  return sdpa::fake_cudnn::kVersion;
+}
 
-const char* cudnnGetErrorString(cudnnStatus_t) { return "fake cuDNN status"; }
+const char* cudnnGetErrorString(cudnnStatus_t) {
+  return "fake cuDNN status";
+}
 
 void cudnnGetLastErrorString(char* message, size_t max_size) {
   if (max_size > 0) message[0] = '\0';
@@ -46,11 +50,16 @@ cudnnStatus_t cudnnCreate(cudnnHandle_t* handle) {
   return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t cudnnDestroy(cudnnHandle_t) { return CUDNN_STATUS_SUCCESS; }
+cudnnStatus_t cudnnDestroy(cudnnHandle_t) {
+  return CUDNN_STATUS_SUCCESS;
+}
 
-cudnnStatus_t cudnnSetStream(cudnnHandle_t, cudaStream_t) { return CUDNN_STATUS_SUCCESS; }
+cudnnStatus_t cudnnSetStream(cudnnHandle_t, cudaStream_t) {
+  return CUDNN_STATUS_SUCCESS;
+}
 
-cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t type, cudnnBackendDescriptor_t* descriptor) {
+cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t type,
+                                           cudnnBackendDescriptor_t* descriptor) {
   *descriptor = new Record{type, {}, false};
   return CUDNN_STATUS_SUCCESS;
 }
@@ -60,8 +69,10 @@ cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor)
   return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
-                                       cudnnBackendAttributeType_t type, int64_t count, const void* values) {
+cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor,
+                                       cudnnBackendAttributeName_t name,
+                                       cudnnBackendAttributeType_t type, int64_t count,
+                                       const void* values) {
   const std::size_t bytes = element_bytes(type) * static_cast<std::size_t>(count);
   if (element_bytes(type) == 0 || count < 0) return CUDNN_STATUS_NOT_SUPPORTED;
   auto& attribute = static_cast<Record*>(descriptor)->attributes[name];
@@ -83,7 +94,8 @@ cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor) {
   return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t cudnnBackendExecute(cudnnHandle_t, cudnnBackendDescriptor_t, cudnnBackendDescriptor_t) {
+cudnnStatus_t cudnnBackendExecute(cudnnHandle_t, cudnnBackendDescriptor_t,
+                                  cudnnBackendDescriptor_t) {
   return CUDNN_STATUS_NOT_SUPPORTED;
 }
 
