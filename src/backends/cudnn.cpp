@@ -15,6 +15,7 @@ const BackendEntry& cudnn_backend_entry() {
       .archs = "sm_80+",
 #ifdef SDPA_HAVE_CUDNN
       .not_built_reason = "",
+      .no_backward_reason = "",  // cuDNN's fused backward (sdpa_backward_graph.h)
       .unsupported = cudnn_unsupported,
       .workspace_bytes = cudnn_workspace_bytes,
       .create = create_cudnn_backend,

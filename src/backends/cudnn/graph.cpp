@@ -44,6 +44,8 @@ const char* descriptor_name(cudnnBackendDescriptorType_t type) {
       return "REDUCTION";
     case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR:
       return "OPERATION_REDUCTION";
+    case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:
+      return "OPERATION_RESHAPE";
     default:
       return "descriptor";
   }
@@ -198,8 +200,9 @@ const Descriptor& OperationGraph::tensor(int64_t uid, cudnnDataType_t data_type,
 }
 
 const Descriptor& OperationGraph::virtual_tensor(cudnnDataType_t data_type,
-                                                 const std::vector<int64_t>& dims) {
-  return make_tensor(next_virtual_uid_++, data_type, dims, {}, true, false);
+                                                 const std::vector<int64_t>& dims,
+                                                 const std::vector<int64_t>& strides) {
+  return make_tensor(next_virtual_uid_++, data_type, dims, strides, true, false);
 }
 
 const Descriptor& OperationGraph::scalar(int64_t uid) {
@@ -286,6 +289,15 @@ const Descriptor& OperationGraph::reduction(cudnnReduceTensorOp_t op_kind, const
       .set_descriptor(CUDNN_ATTR_OPERATION_REDUCTION_DESC, red)
       .finalize();
   keep(std::move(red));
+  operations_.push_back(&keep(std::move(op)));
+  return y;
+}
+
+const Descriptor& OperationGraph::reshape(const Descriptor& x, const Descriptor& y) {
+  Descriptor op(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR);
+  op.set_descriptor(CUDNN_ATTR_OPERATION_RESHAPE_XDESC, x)
+      .set_descriptor(CUDNN_ATTR_OPERATION_RESHAPE_YDESC, y)
+      .finalize();
   operations_.push_back(&keep(std::move(op)));
   return y;
 }

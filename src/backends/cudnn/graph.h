@@ -73,8 +73,9 @@ class OperationGraph {
   // A tensor in device memory the variant pack binds to `uid`; no strides: packed row-major.
   const Descriptor& tensor(int64_t uid, cudnnDataType_t data_type, const std::vector<int64_t>& dims,
                            const std::vector<int64_t>& strides = {});
-  // A tensor that lives only inside the fused kernel: a fresh uid, packed strides.
-  const Descriptor& virtual_tensor(cudnnDataType_t data_type, const std::vector<int64_t>& dims);
+  // A tensor that lives only inside the fused kernel: a fresh uid; no strides: packed row-major.
+  const Descriptor& virtual_tensor(cudnnDataType_t data_type, const std::vector<int64_t>& dims,
+                                   const std::vector<int64_t>& strides = {});
   // A float scalar passed by value from the host.
   const Descriptor& scalar(int64_t uid);
 
@@ -89,6 +90,8 @@ class OperationGraph {
   const Descriptor& gen_index(const Descriptor& x, int64_t axis, const Descriptor& y);
   // y = reduce(x) over the dimensions where y has extent 1
   const Descriptor& reduction(cudnnReduceTensorOp_t op, const Descriptor& x, const Descriptor& y);
+  // y = x seen through y's dims, strides and type (a transposed view, a cast)
+  const Descriptor& reshape(const Descriptor& x, const Descriptor& y);
 
   // Finalizes the graph of every operation added so far, in the order added.
   void finalize(cudnnHandle_t handle);

@@ -10,6 +10,7 @@
 
 #include "backends/backend.h"
 #include "backends/cudnn/graph.h"
+#include "backends/cudnn/plans.h"
 #include "model/problem.h"
 
 namespace sdpa {
@@ -30,31 +31,14 @@ enum SdpaTensorUid : int64_t {
 std::unique_ptr<cudnn_graph::OperationGraph> build_sdpa_graph(const Problem& p,
                                                               cudnnHandle_t handle);
 
+// The cuDNN type of Q, K, V, O (and dO, dQ, dK, dV).
+cudnnDataType_t io_data_type(DType t);
+
 // The −inf the causal mask selects: cuDNN before 9.10 prefers the lowest finite float.
 float masked_score_value(std::size_t cudnn_version);
 
-// One execution plan and what it took to get it.
-struct SdpaPlan {
-  std::shared_ptr<const cudnn_graph::OperationGraph> graph;  // the plan refers to its descriptors
-  cudnn_graph::Descriptor plan;
-  cudnn_graph::EngineConfigInfo engine;
-  int64_t workspace_bytes = 0;
-  std::string chosen_by;     // "heuristics mode A, config 1 of 3"
-  double graph_ms = 0;       // descriptors and the operation graph
-  double heuristics_ms = 0;  // heuristics queries, every mode tried
-  double plan_ms = 0;        // plan finalization, failed configs included (runtime compilation)
-  int configs_tried = 0;
-};
-
-enum class PlanChoice {
-  first,  // the first config that finalizes, heuristics mode A first, then the fallback list
-  every,  // every config of modes A and fallback that finalizes, each once
-};
-// Throws ApiError carrying cuDNN's reasons when no config finalizes.
+// The forward's plans for `p` (graph built and timed here), chosen as choose_plans does.
 std::vector<std::unique_ptr<SdpaPlan>> sdpa_plans(const Problem& p, cudnnHandle_t handle, PlanChoice choice);
-
-// "eng2.cfg32": an engine config as a backend variant's name.
-std::string variant_name(const cudnn_graph::EngineConfigInfo& engine);
 
 // Host scalars a variant pack points at: they must outlive it.
 struct SdpaScalars {
