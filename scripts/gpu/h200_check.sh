@@ -199,8 +199,15 @@ part_clocks() { OUT=$1 BUILD=build scripts/gpu/clocks_check.sh 2>&1 | tail -30; 
 part_counters() { TOOL=$tool OUT=$1 scripts/gpu/counters_check.sh 2>&1 | tail -40; }
 part_trace() { TIMELINE=1 BUILD=build scripts/gpu/trace_check.sh "$1" 2>&1 | tail -40; }
 part_timeline() { OUT=$1 scripts/gpu/timeline_gpu_check.sh 2>&1 | tail -12; }
+# PyTorch's cuDNN first on the library path: the system's 9.14 (first above, for our backend)
+# makes torch:cudnn refuse to run.
+torch_cudnn_lib() { python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null; }
+
 part_ops() {
   local rc=0 seq
+  local LD_LIBRARY_PATH
+  LD_LIBRARY_PATH=$(torch_cudnn_lib):/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu
+  export LD_LIBRARY_PATH
   for seq in 1024 4096; do
     $tool trace --ops --kernels --json "$1/ops-s$seq.json" --timeline "$1/ops-s$seq-timeline.json" \
       -- python3 share/sdpa-prof/torch_sdpa.py --seq $seq >"$1/ops-s$seq.txt" 2>&1 || rc=1

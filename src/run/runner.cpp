@@ -216,12 +216,13 @@ class CaseRun {
     if (p_.has_backward()) {
       const GradientData& g = *data_.grads;
       const int64_t query_rows = p_.group_size() * p_.seq_q;
-      checks.push_back(verify_gradient(p_.dtype, p_.seq_kv, g.dq.get(), g.reference_dq.as<float>(),
-                                       p_.q_elements(), sums, stream_, "dQ"));
-      checks.push_back(verify_gradient(p_.dtype, query_rows, g.dk.get(), g.reference_dk.as<float>(),
-                                       p_.kv_elements(), sums, stream_, "dK"));
+      double dv_rms = 0;  // the floor of dQ's and dK's scale (run/verify.h)
       checks.push_back(verify_gradient(p_.dtype, query_rows, g.dv.get(), g.reference_dv.as<float>(),
-                                       p_.kv_elements(), sums, stream_, "dV"));
+                                       p_.kv_elements(), sums, stream_, "dV", 0, &dv_rms));
+      checks.push_back(verify_gradient(p_.dtype, p_.seq_kv, g.dq.get(), g.reference_dq.as<float>(),
+                                       p_.q_elements(), sums, stream_, "dQ", dv_rms));
+      checks.push_back(verify_gradient(p_.dtype, query_rows, g.dk.get(), g.reference_dk.as<float>(),
+                                       p_.kv_elements(), sums, stream_, "dK", dv_rms));
     }
     return worst_verification(checks);
   }

@@ -78,12 +78,17 @@ Verification verify_output(DType t, int64_t reduction_length, const void* out, c
 }
 
 Verification verify_gradient(DType t, int64_t reduction_length, const void* grad, const float* ref,
-                             int64_t n, ErrorSums* sums, cudaStream_t stream, const char* tensor) {
-  const ErrorSums host = compare_on_device(t, grad, ref, n, sums, stream);
+                             int64_t n, ErrorSums* sums, cudaStream_t stream, const char* tensor,
+                             double floor_rms, double* reference_rms) {
+  ErrorSums host = compare_on_device(t, grad, ref, n, sums, stream);
+  const double count = static_cast<double>(std::max<int64_t>(n, 1));
+  const double rms = std::sqrt(host.squared_reference / count);
+  if (reference_rms != nullptr) *reference_rms = rms;
+  // The relative error against the larger scale: a reference below the floor counts as the floor.
+  host.squared_reference = std::max(rms, floor_rms) * std::max(rms, floor_rms) * count;
   // Five roundings of the dtype's (P, dP, dS and the gradient itself, with room for one more).
   Tolerance tol{5 * unit_roundoff(t) + reference_error(reduction_length), 0};
-  const double reference_rms = std::sqrt(host.squared_reference / static_cast<double>(std::max<int64_t>(n, 1)));
-  tol.max_abs = kGradientMaxOverRms * tol.rel_l2 * reference_rms;
+  tol.max_abs = kGradientMaxOverRms * tol.rel_l2 * std::max(rms, floor_rms);
   return judged(host, tol, tensor);
 }
 

@@ -2,6 +2,7 @@
 // the CPU.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -31,13 +32,22 @@ inline std::vector<float> to_host(const DeviceBuffer& src) {
 }
 
 // ||got - expected|| / ||expected||
-inline double relative_l2(const std::vector<float>& got, const std::vector<double>& expected) {
+// The RMS error over the larger of the expected RMS and `floor_rms` (a gradient that cancels to 0
+// is judged against a sibling's scale; run/verify.h says why).
+inline double relative_l2(const std::vector<float>& got, const std::vector<double>& expected, double floor_rms = 0) {
   double err = 0, norm = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
     err += (got[i] - expected[i]) * (got[i] - expected[i]);
     norm += expected[i] * expected[i];
   }
-  return std::sqrt(err / norm);
+  const double n = static_cast<double>(std::max<std::size_t>(got.size(), 1));
+  return std::sqrt(err / n) / std::max(std::sqrt(norm / n), floor_rms);
+}
+
+inline double rms(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x * x;
+  return std::sqrt(sum / static_cast<double>(std::max<std::size_t>(v.size(), 1)));
 }
 
 }  // namespace sdpa

@@ -68,9 +68,10 @@ TEST_P(ReferenceBackwardVsCpu, AgreesWithFp64) {
       to_host_floats(p.dtype, c.k, p.kv_elements(), c.stream.get()),
       to_host_floats(p.dtype, c.v, p.kv_elements(), c.stream.get()),
       to_host_floats(p.dtype, c.d_out, p.q_elements(), c.stream.get()));
-  // fp32 arithmetic on exact inputs; the gradients sum more terms than O does.
-  EXPECT_LT(relative_l2(to_host(c.dq), expected.dq), 1e-5);
-  EXPECT_LT(relative_l2(to_host(c.dk), expected.dk), 1e-5);
+  // fp32 arithmetic on exact inputs; the gradients sum more terms than O does. At S = 1 dQ and dK
+  // are exactly 0 (one key: dS cancels), so they are judged against dV's scale.
+  EXPECT_LT(relative_l2(to_host(c.dq), expected.dq, rms(expected.dv)), 1e-5);
+  EXPECT_LT(relative_l2(to_host(c.dk), expected.dk, rms(expected.dv)), 1e-5);
   EXPECT_LT(relative_l2(to_host(c.dv), expected.dv), 1e-5);
 }
 
