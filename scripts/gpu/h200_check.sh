@@ -76,7 +76,7 @@ part_nocudnn() {
 
 part_odd() {
   local quick=(--warmup 0 --min-samples 1 --min-time 0 --no-profile --quiet --dtype bf16,fp16 --case-timeout 60)
-  $tool --backend all --batch 2 --heads 4 --kv-heads 2 --seq 1,17,1000,4097 --head-dim 64,128 \
+  $tool --backend all --batch 2 --heads 4 --kv-heads 2 --seq 1,17,1000,4097 --head-dim 64,128 --pass fwd,bwd \
     "${quick[@]}" --json "$1/odd_causal.json" >"$1/odd_causal.txt" 2>&1; local a=$?
   $tool --backend all --batch 2 --heads 4 --kv-heads 2 --seq 17,1000 --seq-kv 4097 --no-causal --head-dim 64,128 \
     "${quick[@]}" --json "$1/odd_cross.json" >"$1/odd_cross.txt" 2>&1; local b=$?

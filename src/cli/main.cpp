@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/crash_report.h"
 #include "cli/interrupts.h"
 #include "cli/terminal.h"
 #include "model/errors.h"
@@ -52,6 +53,7 @@ int finish_stdout(int code) {
 int main(int argc, char** argv) {
   using namespace sdpa;
   remove_temporaries_on_signals();
+  report_crashes();
   try {
     CliParse parsed = parse_cli(argc, argv);
     if (parsed.exit_code) return finish_stdout(*parsed.exit_code);

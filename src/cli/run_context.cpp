@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli.h"
+#include "cli/crash_report.h"
 #include "cli/version.h"
 #include "gpu/device_query.h"
 #include "io/ceilings_file.h"
@@ -33,6 +34,7 @@ Ceilings cached_or_measured_ceilings(const DeviceInfo& device, std::ostream& pro
 void open_profilers(const CliOptions& o, RunContext& context, std::ostream& progress) {
   Profiler& profiler = context.environment.profiler;
   if (o.profile) {
+    const CrashStage stage("starting the CUPTI activity profiler");
     context.profiler = CuptiSession::start(profiler.description);
     if (context.profiler) profiler = Profiler{true, context.profiler->description()};
   } else {
@@ -41,6 +43,7 @@ void open_profilers(const CliOptions& o, RunContext& context, std::ostream& prog
   progress << fmt::format("profile: {}{}\n", profiler.enabled ? "" : "off, timing only: ", profiler.description);
   Profiler& counters = context.environment.counters;
   if (o.config.counters && context.profiler) {
+    const CrashStage stage("starting the counter session (CUPTI range profiler; --no-counters runs without it)");
     context.counters = CounterSession::start(o.device, counters.description);
     if (context.counters) counters = Profiler{true, context.counters->description()};
   } else {

@@ -76,6 +76,10 @@ bool CounterConfig::open_host(int device, CUcontext context, std::string& why_no
   if (!counter_call_ok(api_.cuptiProfilerGetCounterAvailability(&avail),
                        "cuptiProfilerGetCounterAvailability", why_not))
     return false;
+  if (avail.counterAvailabilityImageSize == 0) {
+    why_not = "CUPTI reports no counter availability on this device (an empty availability image)";
+    return false;
+  }
   std::vector<uint8_t> availability(avail.counterAvailabilityImageSize);
   avail.pCounterAvailabilityImage = availability.data();
   if (!counter_call_ok(api_.cuptiProfilerGetCounterAvailability(&avail),
