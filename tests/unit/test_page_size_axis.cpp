@@ -94,8 +94,8 @@ TEST(PageSizeAxis, ResultJsonAndCsvHoldItOnlyWhenSet) {
   const std::string csv = format_csv(report);
   EXPECT_NE(csv.find(",scale,page_size,"), std::string::npos);
   const std::string scale = axis_value_text(AxisValue{decode_shape(0).softmax_scale()});
-  EXPECT_NE(csv.find("false," + scale + ",,fwd,skipped"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("false," + scale + ",16,fwd,skipped"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("false," + scale + ",,fwd,eager,skipped"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("false," + scale + ",16,fwd,eager,skipped"), std::string::npos) << csv;
 }
 
 TEST(PageSizeAxis, ShapeLabelAndPoolSize) {
