@@ -32,7 +32,10 @@
 #   timeline   timeline_gpu_check.sh: run --timeline checked against its JSON            (~30)
 #   ops        issue 30: torch_sdpa.py traced with --ops at the study's shape (B8 H16 S1024
 #              D64 bf16 causal) and S4096, the op tables and findings, the timeline checked
-#              with its op flows, torch_ops_check.py against torch.profiler's key_averages  (~90)
+#              with its op flows, torch_ops_check.py against torch.profiler's key_averages;
+#              then --launch eager,graph (configs/launch.json, S1024 and S4096) with PyTorch's
+#              paths: host us per call both ways, graph skips with their reasons, launch
+#              findings; the graph GPU tests                                            (~330)
 #   flash3     flash3_check.sh: schedules, fused tests, hopper-bench, long               (~250)
 #   hopper     hopper-bench alone (flash, flash3, cudnn; FLASH3=flash3:all adds every
 #              schedule) with counters, one line per case (scripts/hopper_table.py)       (~60)
@@ -218,6 +221,22 @@ part_ops() {
     python3 share/sdpa-prof/torch_ops_check.py "$1/ops-s$seq.json" >"$1/ops-s$seq-vs-torch.txt" 2>&1 || rc=1
     grep -E "^== |calls per forward equal|calls differ" "$1/ops-s$seq-vs-torch.txt"
   done
+  # Item 5: every backend and PyTorch path launched eagerly and as CUDA-graph replays.
+  build/tests/sdpa_gpu_tests --gtest_filter='GraphLaunch.*' >"$1/launch-tests.log" 2>&1 || rc=1
+  grep -E "^\[  (PASSED|FAILED) |Failure|skipped|launches per forward" "$1/launch-tests.log" | head -30
+  $tool --config configs/launch.json --with-torch --wide --json "$1/launch.json" --csv "$1/launch.csv" \
+    --html "$1/launch.html" >"$1/launch.txt" 2>&1 || rc=1
+  grep -E "^ *(backend|[a-z0-9:-]+ +B8 )" "$1/launch.txt" | head -40
+  python3 - "$1/launch.json" <<'PY'
+import json, sys
+for c in json.load(open(sys.argv[1]))["cases"]:
+    p, host, t = c["problem"], c.get("host") or {}, c.get("timing") or {}
+    said = [f["text"] for f in (c.get("profile") or {}).get("findings", []) if f["rule"] in ("launch-bound", "graph-launch")]
+    print(f'{c["backend"]:<16} S{p["seq_q"]:<5} {p["launch"]:<5} {c["status"]:<7} host {host.get("per_call_us", 0):7.1f} us'
+          f' gpu {1e3 * t.get("median_ms", 0):9.1f} us {c.get("reason", "")[:160]}')
+    for text in said:
+        print("    " + text)
+PY
   return $rc
 }
 part_flash3() { OUT=$1 scripts/gpu/flash3_check.sh 2>&1 | tail -40; }

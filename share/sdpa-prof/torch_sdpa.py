@@ -10,7 +10,10 @@ grammar of the README, "trace"), then timed samples like `sdpa-prof run` times t
 before each sample, CUDA events, median), then the host time of a call (launches only,
 synchronized apart). The profiled calls alone run under
 torch.autograd.profiler.emit_nvtx(record_shapes=True), which names each aten op in an NVTX range
-(`sdpa-prof trace --ops`); the timed and host samples never do. Under `sdpa-prof trace` (SDPA_PROF_RESULTS set) the times, the skips with
+(`sdpa-prof trace --ops`); the timed and host samples never do. With --launch graph each path's
+call is captured in a torch.cuda.CUDAGraph after a warm-up on a side stream, and every call after
+that (the profiled, timed and host ones) is one replay; a path that cannot be captured is skipped
+with the error. Under `sdpa-prof trace` (SDPA_PROF_RESULTS set) the times, the skips with
 PyTorch's reasons and the torch and cuDNN versions go to the file it names; alone, a table.
 
     sdpa-prof trace --kernels -- python3 share/sdpa-prof/torch_sdpa.py --seq 1024
@@ -44,7 +47,7 @@ DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 def problem_label(a):
     """The problem part of a case range: B8_H16_S1024_D64_bf16_causal (range_label.py)."""
     return range_label.problem_label(a.batch, a.heads, a.kv_heads, a.seq, a.seq_kv, a.head_dim, a.dtype, a.causal,
-                                     a.scale, a.pass_name)
+                                     a.scale, a.pass_name, a.launch)
 
 
 def forward_fn(backend, q, k, v, mask, causal, scale):
@@ -113,11 +116,47 @@ def host_times_us(fn, count):
     return times
 
 
+def last_line(e):
+    """An exception's type and the last line it says: a traceback's error."""
+    return f"{type(e).__name__}: {(str(e).strip().splitlines() or [''])[-1]}".rstrip(": ")
+
+
+def captured(fn, warmup):
+    """(a replay of fn captured in a CUDA graph, None), or (None, why it cannot be captured). The
+    warm-up runs on a side stream, as PyTorch's CUDA-graph guide prescribes, so that lazy
+    one-time work (library handles, autotuning, the allocator's first blocks) stays out of the
+    graph. Thread-local capture mode, as sdpa-prof's own: a call this thread makes that capture
+    forbids (a synchronization, a plain cudaMalloc) fails the capture; other threads are left alone."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(max(warmup, 1)):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    try:
+        with torch.cuda.graph(graph, capture_error_mode="thread_local"):
+            fn()
+    except Exception as e:  # RuntimeError from CUDA or the path itself
+        torch.cuda.synchronize()
+        return None, f"cannot be captured into a CUDA graph: {last_line(e)}"
+    return graph.replay, None
+
+
 def run_backend(name, fn, a, flush):
     prefix = f"sdpa-prof/torch:{name}/{problem_label(a)}"
     reason, first_us = first_call(fn)
     if reason is not None:
         return {"range": prefix, "status": "skipped", "reason": reason}
+    if a.launch == "graph":
+        fn, reason = captured(fn, a.warmup)
+        if reason is not None:
+            return {"range": prefix, "status": "skipped", "reason": reason}
+        start = time.perf_counter()  # the first replay is the graph case's first call
+        fn()
+        first_us = (time.perf_counter() - start) * 1e6
+        torch.cuda.synchronize()
     torch.cuda.nvtx.range_push(f"torch_sdpa warm-up torch:{name}")
     for _ in range(a.warmup):
         fn()
@@ -167,6 +206,8 @@ def parse_args():
     ap.add_argument("--scale", type=scale_arg, help="softmax scale (default: 1/sqrt(head dim))")
     ap.add_argument("--pass", dest="pass_name", choices=range_label.PASSES, default="fwd",
                     help="fwd, bwd (autograd's backward of a saved forward) or fwd+bwd")
+    ap.add_argument("--launch", choices=range_label.LAUNCHES, default="eager",
+                    help="eager, or graph (each path captured in a torch.cuda.CUDAGraph, its replays run)")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--forwards", type=positive, default=3, help="forwards in case ranges (the profile)")
     ap.add_argument("--samples", type=positive, default=30, help="timed forwards")
@@ -207,9 +248,8 @@ def main():
                 forward = forward_fn(name, q, k, v, mask, a.causal, a.scale)
                 cases.append(run_backend(name, pass_fn(a.pass_name, forward, (q, k, v), d_out), a, flush))
             except Exception as e:  # the path failed: its row says why, the others still run
-                last_line = (str(e).strip().splitlines() or [type(e).__name__])[-1]
                 cases.append({"range": f"sdpa-prof/torch:{name}/{problem_label(a)}", "status": "failed",
-                              "reason": f"{type(e).__name__}: {last_line}"})
+                              "reason": last_line(e)})
             torch.cuda.empty_cache()
     print(f"# {source}, {torch.cuda.get_device_name()}")
     for c in cases:

@@ -26,6 +26,7 @@
 #include "io/ceilings_file.h"
 #include "measure/ceilings.h"
 #include "profile/host_cost.h"
+#include "profile/launch_findings.h"
 #include "report/report.h"
 #include "report/result_sets.h"
 #include "run/runner.h"
@@ -240,6 +241,7 @@ int run_command(const CliOptions& o, std::ostream& out, std::ostream& progress) 
   watchdog.reset();
   if (o.with_torch && swept.stopped_because.empty())
     for (const CaseResult& c : torch_cases(o, plan, timeline.get(), progress)) on_case(c);
+  add_launch_findings(report.cases);  // they hold a case against its other launch, torch's too
   const int code = finish_run(o, report, swept.stopped_because, outputs, out, progress);
   if (const std::string said = journal.summary(); !said.empty()) progress << said << "\n";
   return code;

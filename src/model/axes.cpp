@@ -107,6 +107,20 @@ std::vector<AxisSpec> make_axis_table() {
   pass.apply = [](Problem& p, const AxisValue& v) { parse_pass(std::get<std::string>(v), p.pass); };
   pass.read = [](const Problem& p) { return AxisValue{std::string(pass_name(p.pass))}; };
   axes.push_back(std::move(pass));
+
+  AxisSpec launch;
+  launch.name = "launch";
+  launch.flag = "--launch";
+  launch.help = "how calls reach the GPU: eager (each launch as the backend makes it), graph (one "
+                "call captured into a CUDA graph, its replays timed)";
+  launch.type = AxisType::choice;
+  launch.choices = {"eager", "graph"};
+  // No defaults: a result file from before the axis has no "launch" and ran eagerly.
+  launch.at_default = [](const Problem& p) { return p.launch == LaunchMode::eager; };
+  launch.nesting = 11;
+  launch.apply = [](Problem& p, const AxisValue& v) { parse_launch(std::get<std::string>(v), p.launch); };
+  launch.read = [](const Problem& p) { return AxisValue{std::string(launch_name(p.launch))}; };
+  axes.push_back(std::move(launch));
   return axes;
 }
 

@@ -99,6 +99,7 @@ std::string Problem::shape_label() const {
   s += fmt::format(" D{}", head_dim);
   if (paged()) s += fmt::format(" page{}", page_size);
   if (pass != AttentionPass::forward) s += fmt::format(" {}", pass_name(pass));
+  if (launch != LaunchMode::eager) s += fmt::format(" {}", launch_name(launch));
   return s;
 }
 
@@ -125,6 +126,18 @@ bool parse_pass(const std::string& text, AttentionPass& out) {
        {AttentionPass::forward, AttentionPass::backward, AttentionPass::forward_backward}) {
     if (text == pass_name(pass)) {
       out = pass;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* launch_name(LaunchMode launch) { return launch == LaunchMode::graph ? "graph" : "eager"; }
+
+bool parse_launch(const std::string& text, LaunchMode& out) {
+  for (const LaunchMode launch : {LaunchMode::eager, LaunchMode::graph}) {
+    if (text == launch_name(launch)) {
+      out = launch;
       return true;
     }
   }

@@ -13,6 +13,10 @@ namespace sdpa {
 // training step runs them.
 enum class AttentionPass { forward, backward, forward_backward };
 
+// How a case's calls reach the GPU: launched one by one as the backend makes them (eager), or
+// captured once into a CUDA graph whose replays are timed (graph: one launch per call).
+enum class LaunchMode { eager, graph };
+
 struct Problem {
   int64_t batch = 1;
   int64_t heads = 1;     // query heads (Hq)
@@ -24,6 +28,7 @@ struct Problem {
   bool causal = false;  // top-left aligned, as PyTorch's is_causal: query i sees keys j <= i
   double scale = 0.0;   // softmax scale; 0 means 1/sqrt(head_dim)
   AttentionPass pass = AttentionPass::forward;
+  LaunchMode launch = LaunchMode::eager;
   int64_t page_size = 0;  // tokens per K/V page of a paged KV cache; 0: contiguous K and V
 
   bool paged() const { return page_size > 0; }
@@ -56,8 +61,8 @@ struct Problem {
   // Every size positive and every element count above at most 2^53 (exact as a double; the
   // bytes of a few buffers then fit in int64_t). Nothing larger fits on a GPU, and the integer
 
-  // "B8 H16 S1024 D64" (with KV heads and Skv only when they differ, and the pass when it is not
-  // the forward: "B8 H16 S1024 D64 bwd").
+  // "B8 H16 S1024 D64" (with KV heads and Skv only when they differ, the pass when it is not the
+  // forward and the launch when it is a graph: "B8 H16 S1024 D64 bwd graph").
   std::string shape_label() const;
 };
 
@@ -73,6 +78,10 @@ const char* dtype_name(DType t);
 const char* pass_name(AttentionPass pass);
 // Parses a pass_name(); returns false on anything else.
 bool parse_pass(const std::string& text, AttentionPass& out);
+// "eager", "graph"
+const char* launch_name(LaunchMode launch);
+// Parses a launch_name(); returns false on anything else.
+bool parse_launch(const std::string& text, LaunchMode& out);
 // Parses "bf16" / "fp16"; returns false on anything else.
 bool parse_dtype(const std::string& text, DType& out);
 

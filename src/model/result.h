@@ -23,8 +23,8 @@ namespace sdpa {
 // 6: the problem's "pass" (fwd, bwd, fwd+bwd; absent: fwd), the verified tensor ("tensor"); a
 // profile's CPU ops per forward ("ops": the traced program's NVTX op ranges); the HBM read ceiling
 // ("read_tb_per_s"), a case's "ceiling" and "ridge_point" in its roofline, "page_size" in a paged
-// problem.
-inline constexpr int kResultSchemaVersion = 6;
+// problem; 7: the problem's "launch" (eager, graph; absent: eager).
+inline constexpr int kResultSchemaVersion = 7;
 
 enum class CaseStatus { ok, skipped, failed };
 const char* status_name(CaseStatus s);

@@ -121,7 +121,7 @@ std::string tflops_chart(const RunReport& report) {
                   .title = "Throughput against sequence length",
                   .x_label = "sequence length",
                   .y_label = "TFLOP/s (visible pairs only)"};
-  std::map<std::tuple<std::string, int64_t, std::string, bool, AttentionPass>, std::size_t>
+  std::map<std::tuple<std::string, int64_t, std::string, bool, AttentionPass, LaunchMode>, std::size_t>
       series_of;  // in first-seen order
   bool any_bf16 = false;
   for (const CaseResult& c : report.cases) {
@@ -129,13 +129,14 @@ std::string tflops_chart(const RunReport& report) {
     const Problem& p = c.problem;
     any_bf16 = any_bf16 || p.dtype == DType::bf16;
     const auto key =
-        std::make_tuple(c.backend, p.head_dim, std::string(dtype_name(p.dtype)), p.causal, p.pass);
+        std::make_tuple(c.backend, p.head_dim, std::string(dtype_name(p.dtype)), p.causal, p.pass, p.launch);
     auto it = series_of.find(key);
     if (it == series_of.end()) {
       it = series_of.emplace(key, chart.series.size()).first;
-      chart.series.push_back({fmt::format("{} D{} {}{}{}", c.backend, p.head_dim, dtype_name(p.dtype),
+      chart.series.push_back({fmt::format("{} D{} {}{}{}{}", c.backend, p.head_dim, dtype_name(p.dtype),
                                           p.causal ? "" : " non-causal",
-                                          p.has_backward() ? fmt::format(" {}", pass_name(p.pass)) : ""),
+                                          p.has_backward() ? fmt::format(" {}", pass_name(p.pass)) : "",
+                                          p.launch == LaunchMode::graph ? " graph" : ""),
                               {}});
     }
     chart.series[it->second].points.emplace_back(static_cast<double>(p.seq_q), c.tflops());
@@ -359,8 +360,9 @@ std::string case_details(const CaseResult& c, std::size_t index, const TableCont
   if (c.host)
     out += "<p>" +
            html_escape(fmt::format(
-               "host: {:.1f} us per call, first call {:.1f} us, setup {:.2f} ms{}",
-               c.host->per_call_us, c.host->first_call_us, c.host->setup_ms, setup_text(c.setup))) +
+               "host: {:.1f} us per call{}, first call {:.1f} us, setup {:.2f} ms{}", c.host->per_call_us,
+               c.problem.launch == LaunchMode::graph ? " (one CUDA graph launch)" : "", c.host->first_call_us,
+               c.host->setup_ms, setup_text(c.setup))) +
            "</p>\n";
   if (c.profile) {
     const CaseProfile& p = *c.profile;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpu/check.h"
+#include "gpu/cuda_graph.h"
 #include "gpu/device_buffer.h"
 #include "gpu/problem_shape.h"
 #include "measure/l2_clean.h"
@@ -110,14 +111,33 @@ class CaseRun {
     result.setup = backend_->setup();
   }
 
+  // A graph case: one call as the backend makes it (a warm-up that takes lazy one-time work, such
+  // as module loading and a library's first-call heuristics, out of the capture, as PyTorch's CUDA
+  // graph guide prescribes), then the pass captured into a graph that every later call replays. A
+  // call that cannot be captured skips the case with the error: it is never run eagerly instead.
+  bool capture() {
+    if (p_.pass == AttentionPass::backward) forward(stream_);
+    step(stream_);
+    std::string why_not;
+    graph_ = CapturedCall::capture([this](cudaStream_t s) { step(s); }, stream_, why_not);
+    if (!graph_) {
+      result.reason = why_not;
+      return false;
+    }
+    result.setup.times_ms.emplace_back("graph capture", graph_->capture_ms());
+    result.setup.times_ms.emplace_back("graph instantiate", graph_->instantiate_ms());
+    return true;
+  }
+
   // The first call of the case's pass, into poisoned outputs, timed on the host and checked against
   // the reference. A backward alone first runs the forward it reads (untimed, its O checked too).
+  // In a graph case the call is the graph's first replay: what is checked is what the graph wrote.
   bool verify_first_call(std::size_t free_before_problem) {
     poison_outputs(true);
     if (p_.pass == AttentionPass::backward) forward(stream_);
     SDPA_CHECK_CUDA(cudaStreamSynchronize(stream_));
     const HostStopwatch first_call;
-    step(stream_);
+    call(stream_);
     host_.first_call_us = first_call.elapsed_us();
     result.host = host_;
     SDPA_CHECK_CUDA(cudaStreamSynchronize(stream_));
@@ -148,7 +168,7 @@ class CaseRun {
   // (workspaces, counters of a persistent grid) must leave the last call as right as the first.
   bool reverify() {
     poison_outputs(p_.has_forward());
-    step(stream_);
+    call(stream_);
     const Verification again = verify();
     if (again.passed) return true;
     // No figure of a kernel that turned wrong is reported: the case is failed, as if untimed.
@@ -196,8 +216,16 @@ class CaseRun {
       backend_->backward(tensors(), {g.d_out.get(), g.dq.get(), g.dk.get(), g.dv.get()}, s);
     }
   }
+  // One call of the case: the pass as the backend launches it, or in a graph case one replay.
+  void call(cudaStream_t s) {
+    if (graph_) {
+      graph_->launch(s);
+    } else {
+      step(s);
+    }
+  }
   std::function<void(cudaStream_t)> forwarder() {
-    return [this](cudaStream_t s) { step(s); };
+    return [this](cudaStream_t s) { call(s); };
   }
   // NaN into what the next call must write: a part it leaves unwritten fails verification.
   void poison_outputs(bool output) {
@@ -234,6 +262,7 @@ class CaseRun {
   ProblemData& data_;
   cudaStream_t stream_;
   std::unique_ptr<Backend> backend_;
+  std::unique_ptr<CapturedCall> graph_;  // a graph case's call; gone before the backend it points into
   HostCost host_;
 };
 
@@ -245,6 +274,7 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
   CaseRun run(entry, variant, p, device, data, stream);
   if (!run.admit()) return run.result;
   run.prepare();
+  if (p.launch == LaunchMode::graph && !run.capture()) return run.result;
   if (!run.verify_first_call(free_before_problem)) return run.result;
   if (profiler != nullptr) run.profile(*profiler, records);
   run.time(timing);

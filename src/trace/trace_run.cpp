@@ -26,6 +26,7 @@
 #include "model/number_text.h"
 #include "model/printable_text.h"
 #include "profile/occupancy.h"
+#include "profile/launch_findings.h"
 #include "profile/op_findings.h"
 #include "trace/child_process.h"
 #include "trace/program_results.h"
@@ -249,6 +250,7 @@ TraceOutcome run_traced(const TraceRequest& request) {
     }
   }
   add_op_findings(out.cases);  // after the merge: they compare cases, and host times come with it
+  add_launch_findings(out.cases);
   return out;
 }
 

@@ -82,7 +82,7 @@ TEST(CaseKey, NamesBackendAndEveryIdentityAxis) {
   p.head_dim = 64;
   p.causal = true;
   EXPECT_EQ(case_key("flash", p).text(),
-            "flash batch=8 heads=16 kv_heads=16 seq=1024 seq_kv=1024 head_dim=64 dtype=bf16 causal=true scale=0.125 pass=fwd");
+            "flash batch=8 heads=16 kv_heads=16 seq=1024 seq_kv=1024 head_dim=64 dtype=bf16 causal=true scale=0.125 pass=fwd launch=eager");
   EXPECT_EQ(case_key("flash", p), case_key("flash", p));
   EXPECT_NE(case_key("flash", p), case_key("cudnn", p));
   EXPECT_EQ(problem_key(p).backend, "");

@@ -38,6 +38,20 @@ TEST(Cli, FlagsOverrideThePreset) {
   EXPECT_EQ(*c.seed, 7u);
 }
 
+// --launch is an axis flag; the preset's key is "launch" (configs/launch.json).
+TEST(Cli, LaunchIsAFlagAndAPresetKey) {
+  CliParse r = parse({"--launch", "graph,eager"});
+  ASSERT_FALSE(r.exit_code);
+  EXPECT_EQ(test::values(r.options.config, "launch"), test::texts({"graph", "eager"}));
+  r = parse({"--config", SDPA_SOURCE_DIR "/configs/launch.json"});
+  ASSERT_FALSE(r.exit_code);
+  EXPECT_EQ(test::values(r.options.config, "launch"), test::texts({"eager", "graph"}));
+  r = parse({"--config", SDPA_SOURCE_DIR "/configs/launch.json", "--launch", "graph"});
+  ASSERT_FALSE(r.exit_code);
+  EXPECT_EQ(test::values(r.options.config, "launch"), test::texts({"graph"}));
+  EXPECT_THROW(parse({"--launch", "lazy"}), InputError);
+}
+
 TEST(Cli, ExplicitRunAndListSubcommands) {
   EXPECT_EQ(test::values(parse({"run", "--seq", "64"}).options.config, "seq"), test::ints({64}));
   EXPECT_EQ(parse({"list"}).options.command, Command::list);

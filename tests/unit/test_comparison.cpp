@@ -107,6 +107,24 @@ TEST(Comparison, CasesOnlyInOneFileAreListed) {
   EXPECT_FALSE(c.any_regression());
 }
 
+// A graph case is compared with the graph case of the baseline, never with the eager one; a
+// baseline from before the launch axis holds eager cases only.
+TEST(Comparison, AGraphCaseMeetsItsOwnLaunch) {
+  CaseResult graph = timed("naive", 1024, 0.5, 0);
+  graph.problem.launch = LaunchMode::graph;
+  CaseResult slower_graph = graph;
+  slower_graph.timing->median_ms = 1.0;
+  const auto c = compare_reports(run_of({timed("naive", 1024, 1.0, 0), graph}),
+                                 run_of({timed("naive", 1024, 1.0, 0), slower_graph}), 0.05);
+  ASSERT_EQ(c.cases.size(), 2u);
+  EXPECT_EQ(c.cases[0].verdict, Verdict::same);
+  EXPECT_EQ(c.cases[1].verdict, Verdict::slower);
+  const auto before = compare_reports(run_of({timed("naive", 1024, 1.0, 0)}), run_of({graph}), 0.05);
+  ASSERT_EQ(before.cases.size(), 2u);
+  EXPECT_EQ(before.cases[0].verdict, Verdict::only_in_new);
+  EXPECT_EQ(before.cases[1].verdict, Verdict::only_in_base);
+}
+
 TEST(Comparison, DeviceMismatchIsNamed) {
   const auto c = compare_reports(run_of({timed("naive", 64, 1.0, 0)}, "NVIDIA A100-SXM4-80GB"),
                                  run_of({timed("naive", 64, 1.0, 0)}, "NVIDIA H100 80GB HBM3"), 0.05);

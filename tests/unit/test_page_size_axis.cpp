@@ -53,10 +53,10 @@ TEST(PageSizeAxis, ContiguousCasesKeepTheirKey) {
   EXPECT_EQ(contiguous.problem.find("page_size"), std::string::npos);
   EXPECT_EQ(contiguous.text(),
             "flash3 batch=16 heads=32 kv_heads=8 seq=1 seq_kv=32768 head_dim=128 dtype=bf16 causal=false scale=" +
-                axis_value_text(AxisValue{decode_shape(0).softmax_scale()}) + " pass=fwd");
+                axis_value_text(AxisValue{decode_shape(0).softmax_scale()}) + " pass=fwd launch=eager");
   const CaseKey paged = case_key("flash3", decode_shape(16));
   EXPECT_EQ(paged.text(), "flash3 batch=16 heads=32 kv_heads=8 seq=1 seq_kv=32768 head_dim=128 dtype=bf16 causal=false scale=" +
-                              axis_value_text(AxisValue{decode_shape(0).softmax_scale()}) + " page_size=16 pass=fwd");
+                              axis_value_text(AxisValue{decode_shape(0).softmax_scale()}) + " page_size=16 pass=fwd launch=eager");
   EXPECT_NE(case_key("flash3", decode_shape(64)), paged);
 }
 
@@ -94,8 +94,8 @@ TEST(PageSizeAxis, ResultJsonAndCsvHoldItOnlyWhenSet) {
   const std::string csv = format_csv(report);
   EXPECT_NE(csv.find(",scale,page_size,"), std::string::npos);
   const std::string scale = axis_value_text(AxisValue{decode_shape(0).softmax_scale()});
-  EXPECT_NE(csv.find("false," + scale + ",,fwd,skipped"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("false," + scale + ",16,fwd,skipped"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("false," + scale + ",,fwd,eager,skipped"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("false," + scale + ",16,fwd,eager,skipped"), std::string::npos) << csv;
 }
 
 TEST(PageSizeAxis, ShapeLabelAndPoolSize) {

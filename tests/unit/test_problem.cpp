@@ -72,6 +72,30 @@ TEST(Problem, PassNamesRoundTrip) {
   EXPECT_FALSE(parse_pass("", pass));
 }
 
+TEST(Problem, LaunchNamesRoundTrip) {
+  for (const char* name : {"eager", "graph"}) {
+    LaunchMode launch{};
+    ASSERT_TRUE(parse_launch(name, launch)) << name;
+    EXPECT_STREQ(launch_name(launch), name);
+  }
+  LaunchMode launch{};
+  EXPECT_FALSE(parse_launch("graphs", launch));
+  EXPECT_FALSE(parse_launch("", launch));
+}
+
+// A graph launch changes neither the work nor its FLOPs; the label says it.
+TEST(Problem, AGraphLaunchIsTheSameWorkLabelled) {
+  Problem p = make(1024, 1024, true);
+  const double flops = p.flops(), bytes = p.min_bytes();
+  const std::string eager = p.shape_label();
+  p.launch = LaunchMode::graph;
+  EXPECT_DOUBLE_EQ(p.flops(), flops);
+  EXPECT_DOUBLE_EQ(p.min_bytes(), bytes);
+  EXPECT_EQ(p.shape_label(), eager + " graph");
+  p.pass = AttentionPass::backward;
+  EXPECT_EQ(p.shape_label(), eager + " bwd graph");
+}
+
 TEST(Problem, DefaultScaleIsInverseSquareRootOfHeadDim) {
   Problem p = make(1, 1, false);
   EXPECT_DOUBLE_EQ(p.softmax_scale(), 0.125);

@@ -75,6 +75,28 @@ TEST(RangeName, APassOtherThanTheForwardIsAField) {
   EXPECT_FALSE(parse_forward_range("sdpa-prof/flash/B8_H16_S1024_D64_bf16_bwd_causal/fwd1").has_value());
 }
 
+// A graph launch is the last field, after the pass; eager (every name from before the axis) is
+// the launch a name without one means.
+TEST(RangeName, AGraphLaunchIsTheLastField) {
+  Problem p = study_shape();
+  p.launch = LaunchMode::graph;
+  EXPECT_EQ(range_problem(p), "B8_H16_S1024_D64_bf16_causal_graph");
+  p.pass = AttentionPass::forward_backward;
+  const std::string name = forward_range_name("torch:cudnn", p, 2);
+  EXPECT_EQ(name, "sdpa-prof/torch:cudnn/B8_H16_S1024_D64_bf16_causal_fwd+bwd_graph/fwd2");
+  const std::optional<ForwardRange> r = parse_forward_range(name);
+  ASSERT_TRUE(r.has_value()) << name;
+  EXPECT_EQ(r->problem.launch, LaunchMode::graph);
+  EXPECT_EQ(r->problem.pass, AttentionPass::forward_backward);
+  const std::optional<ForwardRange> old = parse_forward_range("sdpa-prof/flash/B8_H16_S1024_D64_bf16_causal/fwd0");
+  ASSERT_TRUE(old.has_value());
+  EXPECT_EQ(old->problem.launch, LaunchMode::eager);
+  EXPECT_FALSE(parse_forward_range("sdpa-prof/flash/B8_H16_S1024_D64_bf16_causal_eager/fwd0").has_value())
+      << "eager is spelled by leaving the field out";
+  EXPECT_FALSE(parse_forward_range("sdpa-prof/flash/B8_H16_S1024_D64_bf16_causal_graph_bwd/fwd0").has_value())
+      << "out of order";
+}
+
 // The softmax scale, an identity axis, is a field of its own when it is not the default.
 TEST(RangeName, AnExplicitScaleIsAField) {
   Problem p = study_shape();
@@ -104,6 +126,12 @@ TEST(RangeName, TheTorchScriptsLabelsAreTheWritersOwn) {
     }
     Problem p = study_shape();
     out.emplace_back(p, "");
+    p.launch = LaunchMode::graph;
+    out.emplace_back(p, "");
+    p.pass = AttentionPass::forward_backward;
+    out.emplace_back(p, "");
+    p.pass = AttentionPass::forward;
+    p.launch = LaunchMode::eager;
     p.kv_heads = 2;
     p.seq_kv = 4097;
     p.causal = false;
@@ -117,9 +145,9 @@ TEST(RangeName, TheTorchScriptsLabelsAreTheWritersOwn) {
   }();
   for (const auto& [p, scale] : problems) {
     const std::string command = fmt::format(
-        "python3 {}/share/sdpa-prof/range_label.py {} {} {} {} {} {} {} {} '{}' '{}'", SDPA_SOURCE_DIR, p.batch,
+        "python3 {}/share/sdpa-prof/range_label.py {} {} {} {} {} {} {} {} '{}' '{}' '{}'", SDPA_SOURCE_DIR, p.batch,
         p.heads, p.kv_heads, p.seq_q, p.seq_kv, p.head_dim, dtype_name(p.dtype), p.causal ? "causal" : "full", scale,
-        pass_name(p.pass));
+        pass_name(p.pass), launch_name(p.launch));
     struct Close {
       void operator()(FILE* f) const { pclose(f); }
     };

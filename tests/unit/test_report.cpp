@@ -207,6 +207,35 @@ TEST(JsonReport, CarriesThePassAndTheVerifiedTensor) {
   EXPECT_THROW(report_from_json(bad), InputError);
 }
 
+// A graph case keeps its launch; a file from before the launch axis (schema 6, no "launch") reads
+// as eager cases, with the keys an eager case of this version has.
+TEST(JsonReport, CarriesTheLaunch) {
+  RunReport report = sample_report();
+  report.cases[0].problem.launch = LaunchMode::graph;
+  const nlohmann::json j = report_to_json(report);
+  EXPECT_EQ(j["cases"][0]["problem"]["launch"], "graph");
+  EXPECT_EQ(j["cases"][1]["problem"]["launch"], "eager");
+  const RunReport back = report_from_json(nlohmann::json::parse(j.dump()));
+  EXPECT_EQ(back.cases[0].problem.launch, LaunchMode::graph);
+  EXPECT_EQ(back.cases[1].problem.launch, LaunchMode::eager);
+  EXPECT_EQ(case_key(back.cases[0].backend, back.cases[0].problem), case_key(report.cases[0].backend, report.cases[0].problem));
+  Problem eager = back.cases[0].problem;
+  eager.launch = LaunchMode::eager;
+  EXPECT_NE(case_key("naive", back.cases[0].problem), case_key("naive", eager));
+
+  nlohmann::json old = report_to_json(sample_report());
+  old["schema_version"] = 6;
+  for (nlohmann::json& c : old["cases"]) c["problem"].erase("launch");
+  const RunReport before = report_from_json(old);
+  for (const CaseResult& c : before.cases) EXPECT_EQ(c.problem.launch, LaunchMode::eager);
+  EXPECT_EQ(case_key(before.cases[0].backend, before.cases[0].problem),
+            case_key(sample_report().cases[0].backend, sample_report().cases[0].problem));
+
+  nlohmann::json bad = j;
+  bad["cases"][0]["problem"]["launch"] = "captured";
+  EXPECT_THROW(report_from_json(bad), InputError);
+}
+
 TEST(JsonReport, SaysWhichFlopCountItUses) {
   const nlohmann::json j = report_to_json(sample_report());
   EXPECT_NE(j["flop_count"].get<std::string>().find("unmasked"), std::string::npos);

@@ -56,7 +56,7 @@ RunReport ops_report() {
 TEST(OpsJson, RoundTrips) {
   const RunReport original = ops_report();
   const nlohmann::json j = report_to_json(original);
-  EXPECT_EQ(j["schema_version"], 6);
+  EXPECT_GE(j["schema_version"].get<int>(), 6) << "the ops came with schema 6";
   const nlohmann::json& ops = j["cases"][0]["profile"]["ops"];
   EXPECT_EQ(ops["host_us"], 120.25);
   EXPECT_EQ(ops["ops"][2]["name"], "aten::copy_");

@@ -36,6 +36,23 @@ TEST(Sweep, ASweepPastTheCapIsRefusedBeforeItIsExpanded) {
   EXPECT_THROW(check_sweep_size(c, 101), InputError);  // 1000 problems of 101 backends
 }
 
+// The launch varies fastest: a problem's graph case follows its eager one. Without the axis every
+// case is eager (what every preset before it meant).
+TEST(Sweep, TheLaunchVariesFastestAndDefaultsToEager) {
+  SweepConfig c;
+  c.axes["seq"] = test::ints({1024, 4096});
+  c.axes["pass"] = test::texts({"fwd", "bwd"});
+  c.axes["launch"] = test::texts({"eager", "graph"});
+  const std::vector<Problem> problems = expand_problems(c);
+  ASSERT_EQ(problems.size(), 8u);
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    EXPECT_EQ(problems[i].launch, i % 2 == 0 ? LaunchMode::eager : LaunchMode::graph) << i;
+    EXPECT_EQ(problems[i].pass, (i / 2) % 2 == 0 ? AttentionPass::forward : AttentionPass::backward) << i;
+  }
+  c.axes.erase("launch");
+  for (const Problem& p : expand_problems(c)) EXPECT_EQ(p.launch, LaunchMode::eager);
+}
+
 TEST(Sweep, KvHeadsAndSeqKvDefaultToHeadsAndSeq) {
   SweepConfig c;
   c.axes["heads"] = test::ints({16});
