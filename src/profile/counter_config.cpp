@@ -6,10 +6,13 @@
 #include <fmt/format.h>
 
 #include "profile/counter_metrics.h"
+#include "profile/crash_probe.h"
 #include "profile/cupti_check.h"
 
 namespace sdpa {
 namespace {
+
+constexpr int kProbeTimeoutMs = 30'000;  // the configuration takes well under a second
 
 // What to do about a CUPTI result that says counters are not ours to read; empty for others.
 std::string not_permitted(CUptiResult r) {
@@ -43,9 +46,20 @@ bool counter_call_ok(CUptiResult r, const char* call, std::string& why_not) {
 std::unique_ptr<CounterConfig> CounterConfig::create(const CuptiProfilerApi& api, int device,
                                                      CUcontext context, std::string& why_not) {
   std::unique_ptr<CounterConfig> c(new CounterConfig(api));
-  if (!c->open_host(device, context, why_not) || !c->select_metrics(why_not) ||
-      !c->build_image(why_not))
+  if (!c->open_host(device, context, why_not)) return nullptr;
+  // Host-only calls, tried in a child first: a crash there costs the counters, not the sweep.
+  const std::optional<std::string> death = dies_in_a_child(
+      [&] {
+        std::string ignored;
+        if (c->select_metrics(ignored)) c->build_image(ignored);
+      },
+      kProbeTimeoutMs);
+  if (death) {
+    why_not = fmt::format("CUPTI's metric configuration for {} {} in a probe process (libnvperf_host)", c->chip_,
+                          *death);
     return nullptr;
+  }
+  if (!c->select_metrics(why_not) || !c->build_image(why_not)) return nullptr;
   return c;
 }
 

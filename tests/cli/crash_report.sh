@@ -5,9 +5,14 @@ set -u
 tool=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-TMPDIR=$work "$tool" trace -- sleep 2 >/dev/null 2>"$work/err" &
+TMPDIR=$work "$tool" trace -- sleep 5 >/dev/null 2>"$work/err" &
 pid=$!
-sleep 0.5
+# Once the trace's record folder is in TMPDIR, the handlers are in place (a loaded CI machine may
+# take seconds to get there).
+for _ in $(seq 100); do
+  [ -n "$(find "$work" -mindepth 1 -maxdepth 1 -type d)" ] && break
+  sleep 0.1
+done
 kill -SEGV "$pid"
 wait "$pid"
 rc=$?
