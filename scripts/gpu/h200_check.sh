@@ -272,7 +272,9 @@ part_backward() {
   build/tests/sdpa_gpu_tests --gtest_filter='*ReferenceBackwardVsCpu.*:GradientVerification.*:Backends.Gradients*' \
     >"$1/gpu_tests.log" 2>&1; local a=$?
   grep -hE "^\[  (PASSED|FAILED) |Failure|Expected|Which is" "$1/gpu_tests.log" | head -20
-  $tool --config configs/backward.json --with-torch --json "$1/backward.json" >"$1/backward.txt" 2>&1; local b=$?
+  # PyTorch's cuDNN first: torch:cudnn runs, and our cudnn backend loads the same 9.19 beside it.
+  LD_LIBRARY_PATH=$(torch_cudnn_lib):$LD_LIBRARY_PATH \
+    $tool --config configs/backward.json --with-torch --json "$1/backward.json" >"$1/backward.txt" 2>&1; local b=$?
   tail -40 "$1/backward.txt"
   local began=$SECONDS
   $tool --backend all --seq 4096 --pass fwd,bwd >"$1/main_job_bwd.txt" 2>&1; local c=$?
