@@ -286,7 +286,7 @@ part_backward() {
   # PyTorch's cuDNN first: torch:cudnn runs, and our cudnn backend loads the same 9.19 beside it.
   LD_LIBRARY_PATH=$(torch_cudnn_lib):$LD_LIBRARY_PATH \
     $tool --config configs/backward.json --with-torch --json "$1/backward.json" >"$1/backward.txt" 2>&1; local b=$?
-  tail -40 "$1/backward.txt"
+  python3 scripts/backward_table.py "$1/backward.json" | tail -16
   local began=$SECONDS
   $tool --backend all --seq 4096 --pass fwd,bwd >"$1/main_job_bwd.txt" 2>&1; local c=$?
   echo "tests rc=$a; preset rc=$b; --backend all --seq 4096 --pass fwd,bwd rc=$c in $((SECONDS - began)) s"
