@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Offline checks of the helper files: plot.py draws from the committed results, ab_table.py
 # sets two of them side by side, backward_table.py reads the backward result and its targets, the
-# CI workflow example is valid YAML with the steps a user
-# relies on.
+# CI workflow example is valid YAML with the steps a user relies on.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mktemp -d)
