@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_set>
 #include <utility>
@@ -19,14 +20,16 @@ uint64_t last_time_of(const ActivityRecords& r) {
   return t;
 }
 
-std::vector<NvtxRange> ranges_from_markers(const std::vector<MarkerRecord>& markers, uint64_t last_time) {
+std::vector<NvtxRange> ranges_from_markers(const std::vector<MarkerRecord>& markers,
+                                           uint64_t last_time) {
   std::unordered_map<uint32_t, std::size_t> open;
   std::vector<NvtxRange> ranges;
   for (std::size_t i = 0; i < markers.size(); ++i) {
     const MarkerRecord& m = markers[i];
     if (m.is_start) {
       open[m.id] = ranges.size();
-      ranges.push_back(NvtxRange{i, m.name, m.process_id, m.thread_id, m.timestamp, last_time, false, -1, 0});
+      ranges.push_back(
+          NvtxRange{i, m.name, m.process_id, m.thread_id, m.timestamp, last_time, false, -1, 0});
     } else if (const auto it = open.find(m.id); it != open.end()) {
       NvtxRange& r = ranges[it->second];
       r.end = std::max(m.timestamp, r.start);
@@ -53,7 +56,7 @@ void nest(std::vector<NvtxRange>& ranges) {
       const NvtxRange& p = ranges[*it];
       if (p.start > r.start || p.end < r.start) continue;
       if (!r.closed) r.end = std::min(r.end, p.end);  // it cannot have outlived its parent
-      if (r.end > p.end) continue;  // overlapping, not nested (start/end ranges)
+      if (r.end > p.end) continue;                    // overlapping, not nested (start/end ranges)
       r.parent = static_cast<int>(*it);
       r.depth = p.depth + 1;
       break;
@@ -63,11 +66,13 @@ void nest(std::vector<NvtxRange>& ranges) {
 }
 
 // The innermost range open on the call's thread around it.
-std::optional<std::size_t> innermost(const std::vector<NvtxRange>& ranges, const std::vector<std::size_t>& on_thread,
+std::optional<std::size_t> innermost(const std::vector<NvtxRange>& ranges,
+                                     const std::vector<std::size_t>& on_thread,
                                      const ApiRecord& call) {
   // on_thread is in start order: the last range holding the call is the innermost.
-  const auto past = std::upper_bound(on_thread.begin(), on_thread.end(), call.start,
-                                     [&](uint64_t t, std::size_t i) { return t < ranges[i].start; });
+  const auto past =
+      std::upper_bound(on_thread.begin(), on_thread.end(), call.start,
+                       [&](uint64_t t, std::size_t i) { return t < ranges[i].start; });
   for (auto it = std::make_reverse_iterator(past); it != on_thread.rend(); ++it) {
     const NvtxRange& r = ranges[*it];
     if (r.end >= call.end) return *it;
@@ -98,6 +103,29 @@ double covered_us(std::vector<std::pair<uint64_t, uint64_t>> intervals) {
   return static_cast<double>(covered) / 1e3;
 }
 
+// Autograd runs a backward's ops on its own thread, while the thread that called backward() waits
+// inside the forward's range: a closed range at the top of another thread of the same process,
+// wholly inside one forward's time, is that forward's op. -> the forward's index, or -1 per range.
+std::vector<int> adopted_ops(const std::vector<NvtxRange>& ranges,
+                             const std::vector<std::size_t>& forwards) {
+  std::vector<int> adopted(ranges.size(), -1);
+  std::vector<bool> is_forward(ranges.size(), false);
+  for (const std::size_t f : forwards)
+    if (f < ranges.size()) is_forward[f] = true;
+  for (std::size_t f = 0; f < forwards.size(); ++f) {
+    if (forwards[f] >= ranges.size()) continue;
+    const NvtxRange& fr = ranges[forwards[f]];
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+      const NvtxRange& r = ranges[i];
+      if (is_forward[i] || r.parent >= 0 || !r.closed || r.process_id != fr.process_id ||
+          r.thread_id == fr.thread_id || r.start < fr.start || r.end > fr.end)
+        continue;
+      adopted[i] = static_cast<int>(f);
+    }
+  }
+  return adopted;
+}
+
 }  // namespace
 
 RangeTree range_tree(const ActivityRecords& records) {
@@ -123,24 +151,35 @@ std::optional<OpsProfile> op_table(const ActivityRecords& records, const RangeTr
                                    const std::vector<std::size_t>& forwards) {
   const std::vector<NvtxRange>& ranges = tree.ranges;
   OpsProfile out;
-  std::vector<int> row_of(ranges.size(), -1);      // op range -> its row
-  std::vector<int> forward_of(ranges.size(), -1);  // a forward's range, or an op in it -> the forward
+  std::vector<int> row_of(ranges.size(), -1);  // op range -> its row
+  std::vector<int> forward_of(ranges.size(),
+                              -1);  // a forward's range, or an op in it -> the forward
   std::map<std::pair<int, std::string>, int> row_at;  // (parent row, name) -> row
   for (std::size_t f = 0; f < forwards.size(); ++f)
     if (forwards[f] < ranges.size()) forward_of[forwards[f]] = static_cast<int>(f);
+  const std::vector<int> adopted = adopted_ops(ranges, forwards);
+  std::set<std::pair<int, ThreadKey>>
+      adopting_threads;  // (forward, a thread its adopted ops ran on)
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const NvtxRange& r = ranges[i];
-    if (forward_of[i] >= 0 || r.parent < 0) continue;
-    const auto parent = static_cast<std::size_t>(r.parent);
-    if (forward_of[parent] < 0) continue;  // outside every forward, or under an op that never ended
+    if (forward_of[i] >= 0) continue;  // a forward's own range
+    int forward = adopted[i];
+    int parent_row = -1;  // -1: the forward called it
+    if (r.parent >= 0) {
+      const auto parent = static_cast<std::size_t>(r.parent);
+      forward = forward_of[parent];  // -1: outside every forward, or under an op that never ended
+      parent_row = row_of[parent];
+    }
+    if (forward < 0) continue;
     if (!r.closed) {
       ++out.unclosed;
       continue;
     }
-    forward_of[i] = forward_of[parent];
-    const int parent_row = row_of[parent];  // -1: the forward called it
+    forward_of[i] = forward;
+    if (r.parent < 0) adopting_threads.insert({forward, {r.process_id, r.thread_id}});
     const OpName name = split_op_name(r.name);
-    const auto [it, added] = row_at.try_emplace({parent_row, name.name}, static_cast<int>(out.ops.size()));
+    const auto [it, added] =
+        row_at.try_emplace({parent_row, name.name}, static_cast<int>(out.ops.size()));
     if (added) {
       OpProfile row;
       row.name = name.name;
@@ -175,18 +214,25 @@ std::optional<OpsProfile> op_table(const ActivityRecords& records, const RangeTr
 
   double host_ns = 0;
   std::vector<std::pair<uint64_t, uint64_t>> launch_calls;
-  for (const std::size_t f : forwards) {
-    if (f >= ranges.size()) continue;
-    const NvtxRange& fr = ranges[f];
+  for (std::size_t f = 0; f < forwards.size(); ++f) {
+    if (forwards[f] >= ranges.size()) continue;
+    const NvtxRange& fr = ranges[forwards[f]];
     host_ns += static_cast<double>(fr.end - fr.start);
-    for (const ApiRecord* a : tree.launch_calls)
-      if (a->process_id == fr.process_id && a->thread_id == fr.thread_id && a->start >= fr.start && a->end <= fr.end)
+    for (const ApiRecord* a : tree.launch_calls) {
+      const bool on_its_threads =
+          (a->process_id == fr.process_id && a->thread_id == fr.thread_id) ||
+          adopting_threads.contains({static_cast<int>(f), {a->process_id, a->thread_id}});
+      if (on_its_threads && a->start >= fr.start && a->end <= fr.end)
         launch_calls.emplace_back(a->start, a->end);
+    }
   }
   const double n = static_cast<double>(forwards.size());
   for (OpProfile& row : out.ops) {
-    for (double* v : {&row.calls, &row.total_us, &row.self_us, &row.kernels, &row.memcpys, &row.memsets}) *v /= n;
-    row.self_us = std::max(0.0, row.self_us);  // children that fill their parent: rounding, not time
+    for (double* v :
+         {&row.calls, &row.total_us, &row.self_us, &row.kernels, &row.memcpys, &row.memsets})
+      *v /= n;
+    row.self_us =
+        std::max(0.0, row.self_us);  // children that fill their parent: rounding, not time
   }
   out.host_us = host_ns / 1e3 / n;
   out.launch_api_us = covered_us(std::move(launch_calls)) / n;

@@ -3,8 +3,8 @@
 // never close).
 #include <gtest/gtest.h>
 
-#include "model/ops.h"
 #include "model/nvtx_ranges.h"
+#include "model/ops.h"
 #include "profile/profile_analysis.h"
 
 namespace sdpa {
@@ -61,8 +61,8 @@ struct Records {
 // masked_fill_ (the kernel); softmax launches its kernel; one launch outside any op.
 void masked_forward(Records& s, const std::string& name, uint64_t t) {
   s.range(name, t, t + 1000);
-  s.range("aten::masked_fill, seq = 3, op_id = 10, sizes = [[8, 16, 1024, 1024], [1024, 1024], []]", t + 100,
-          t + 400);
+  s.range("aten::masked_fill, seq = 3, op_id = 10, sizes = [[8, 16, 1024, 1024], [1024, 1024], []]",
+          t + 100, t + 400);
   s.range("aten::clone, op_id = 11, sizes = [[8, 16, 1024, 1024], []]", t + 110, t + 250);
   s.range("aten::copy_, op_id = 12", t + 150, t + 240);
   s.launch(t + 160, t + 200, Records::Work::memcpy);
@@ -74,8 +74,9 @@ void masked_forward(Records& s, const std::string& name, uint64_t t) {
 }
 
 TEST(OpName, SplitsPyTorchSuffix) {
-  const OpName n = split_op_name("aten::transpose, seq = 12, op_id = 34, sizes = [[8, 16, 1024, 64], [], []], "
-                                 "input_op_ids = [(33, 0)]");
+  const OpName n = split_op_name(
+      "aten::transpose, seq = 12, op_id = 34, sizes = [[8, 16, 1024, 64], [], []], "
+      "input_op_ids = [(33, 0)]");
   EXPECT_EQ(n.name, "aten::transpose");
   EXPECT_EQ(n.shapes, "[[8, 16, 1024, 64], [], []]");
   EXPECT_EQ(split_op_name("aten::ones, op_id = 2").shapes, "");
@@ -88,11 +89,11 @@ TEST(RangeTree, NestsPerThreadAndAttributesToTheInnermost) {
   s.range("outer", 100, 900);
   s.range("inner", 200, 300);
   s.range("other thread", 150, 800, kOther);  // overlaps both in time: no parent of theirs
-  s.launch(210, 220);                          // inside inner
-  s.launch(400, 410);                          // inside outer only
+  s.launch(210, 220);                         // inside inner
+  s.launch(400, 410);                         // inside outer only
   s.launch(500, 510, Records::Work::kernel, kOther);
-  s.launch(950, 960);                          // outside every range
-  s.launch(230, 240, Records::Work::none);     // launched nothing: not a launch
+  s.launch(950, 960);                       // outside every range
+  s.launch(230, 240, Records::Work::none);  // launched nothing: not a launch
   const RangeTree t = range_tree(s.r);
   ASSERT_EQ(t.ranges.size(), 3u);
   EXPECT_EQ(t.ranges[0].name, "outer");
@@ -215,8 +216,37 @@ TEST(OpTable, NoneWithoutOpRanges) {
   s.launch(10, 20);
   const RangeTree t = range_tree(s.r);
   EXPECT_FALSE(op_table(s.r, t, {0}));
-  s.range("other thread op", 10, 20, kOther);  // beside the forward, not in it
+  s.range("other thread op", 1010, 1020, kOther);  // after the forward
+  s.range("open other thread op", 10, 0, kOther);  // never closed: not the forward's
   EXPECT_FALSE(op_table(s.r, range_tree(s.r), {0}));
+}
+
+// A backward: the calling thread waits in its range while autograd's thread runs the ops.
+TEST(OpTable, OpsOnAnotherThreadInsideTheForwardAreItsOwn) {
+  Records s;
+  s.range("bwd", 0, 1000);
+  s.launch(5, 8);  // on the calling thread, outside every op
+  s.range("autograd::engine::evaluate_function: MmBackward0", 100, 400, kOther);
+  s.range("aten::mm", 120, 300, kOther);
+  s.launch(150, 190, Records::Work::kernel, kOther);
+  s.range("aten::mul", 500, 600, kOther);
+  s.launch(520, 540, Records::Work::kernel, kOther);
+  s.range("aten::late", 900, 1100, kOther);             // outlives the forward: not its own
+  s.launch(1200, 1210, Records::Work::kernel, kOther);  // after the forward
+  const RangeTree t = range_tree(s.r);
+  const std::optional<OpsProfile> ops = op_table(s.r, t, {0});
+  ASSERT_TRUE(ops);
+  ASSERT_EQ(ops->ops.size(), 3u);
+  EXPECT_EQ(ops->ops[0].name, "autograd::engine::evaluate_function: MmBackward0");
+  EXPECT_EQ(ops->ops[0].depth, 0);
+  EXPECT_EQ(ops->ops[1].name, "aten::mm");
+  EXPECT_EQ(ops->ops[1].parent, 0);
+  EXPECT_DOUBLE_EQ(ops->ops[1].kernels, 1);
+  EXPECT_EQ(ops->ops[2].name, "aten::mul");
+  EXPECT_DOUBLE_EQ(ops->ops[2].kernels, 1);
+  EXPECT_DOUBLE_EQ(ops->launches_outside_ops, 1);
+  EXPECT_NEAR(ops->launch_api_us, 0.003 + 0.04 + 0.02,
+              1e-9);  // the calling thread's and autograd's
 }
 
 TEST(OpTable, AnalysisFillsTheProfile) {
@@ -225,7 +255,8 @@ TEST(OpTable, AnalysisFillsTheProfile) {
   const CaseProfile p = analyze_activity(s.r, {ForwardWindow{"f0", 0, 0}}, std::nullopt, 0);
   ASSERT_TRUE(p.ops);
   EXPECT_EQ(p.ops->ops.size(), 5u);
-  const CaseProfile without = analyze_activity(s.r, {ForwardWindow{"not a range", 1000, 2000}}, std::nullopt, 0);
+  const CaseProfile without =
+      analyze_activity(s.r, {ForwardWindow{"not a range", 1000, 2000}}, std::nullopt, 0);
   EXPECT_FALSE(without.ops);
 }
 

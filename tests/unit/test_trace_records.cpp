@@ -106,13 +106,16 @@ TEST(TraceRecords, WorkAnotherThreadLaunchesInsideACaseIsTheCases) {
       "\n"
       R"({"api":{"start":1100,"end":1200,"correlation":5,"tid":2}})"
       "\n"
-      R"({"kernel":{"name":"backward_kernel","start":1300,"end":1400,"correlation":5,)" + kernel + "}}\n" +
+      R"({"kernel":{"name":"backward_kernel","start":1300,"end":1400,"correlation":5,)" +
+      kernel + "}}\n" +
       R"({"marker":{"id":1,"timestamp":2000,"start":false,"name":"","tid":1}})"
       "\n"
       R"({"api":{"start":3000,"end":3100,"correlation":6,"tid":2}})"
       "\n"
-      R"({"kernel":{"name":"later_kernel","start":3200,"end":3300,"correlation":6,)" + kernel + "}}\n");
-  const TracedProcess p = analyze_traced_process(read_record_file(records.path(), 1000), arch_limits(9, 0), 132);
+      R"({"kernel":{"name":"later_kernel","start":3200,"end":3300,"correlation":6,)" +
+      kernel + "}}\n");
+  const TracedProcess p =
+      analyze_traced_process(read_record_file(records.path(), 1000), arch_limits(9, 0), 132);
   ASSERT_EQ(p.cases.size(), 1u);
   EXPECT_EQ(p.cases[0].problem.pass, AttentionPass::backward);
   ASSERT_TRUE(p.cases[0].profile.has_value());
@@ -149,6 +152,43 @@ TEST(TraceRecords, RecordedPyTorchOnTheH200) {
   for (const RangeActivity& r : p.trace.outside_cases)
     timing_range = timing_range || r.name == "torch_sdpa timing torch:flash";
   EXPECT_TRUE(timing_range);
+}
+
+// Recorded on an H100: torch_sdpa.py --batch 1 --heads 2 --seq 128 --backend
+// naive,naive-inplace,math,flash,cudnn --forwards 2 (PyTorch 2.11, cuDNN 9.19) under the injection
+// library, the profiled forwards under emit_nvtx(record_shapes=True): the study's CPU ops.
+TEST(TraceRecords, RecordedPyTorchOpsOnTheH100) {
+  const RecordFile file = read_record_file(
+      std::string(SDPA_SOURCE_DIR) + "/tests/data/trace-h100-torch-ops-s128.records", 1000000);
+  ASSERT_TRUE(file.complete) << file.partial_reason;
+  const TracedProcess p = analyze_traced_process(file, arch_limits(9, 0), 132);
+  ASSERT_EQ(p.cases.size(), 5u);
+  const auto calls = [&](const std::string& backend, const std::string& op) {
+    const CaseResult& c = *find_case(p.cases, backend);
+    EXPECT_TRUE(c.profile && c.profile->ops) << backend;
+    double n = 0;
+    for (const OpProfile& row : ops_by_name(*c.profile->ops)) n += row.name == op ? row.calls : 0;
+    return n;
+  };
+  EXPECT_DOUBLE_EQ(calls("torch:naive", "aten::clone"), 1.0);  // the out-of-place fill's copy
+  EXPECT_DOUBLE_EQ(calls("torch:naive-inplace", "aten::clone"), 0.0);
+  EXPECT_DOUBLE_EQ(calls("torch:math", "aten::ones"), 1.0);  // the causal mask, every call
+  EXPECT_DOUBLE_EQ(calls("torch:math", "aten::tril"), 1.0);
+  EXPECT_DOUBLE_EQ(calls("torch:math", "aten::_safe_softmax"), 1.0);
+  EXPECT_GE(calls("torch:flash", "aten::transpose"), 4.0);
+  EXPECT_DOUBLE_EQ(calls("torch:cudnn", "aten::transpose"), 0.0);
+  for (const CaseResult& c : p.cases) {
+    const OpsProfile& ops = *c.profile->ops;
+    EXPECT_EQ(ops.unclosed, 0) << c.backend;
+    EXPECT_GT(ops.host_us, 0.0) << c.backend;
+    EXPECT_GT(ops.launch_api_us, 0.0) << c.backend;
+    EXPECT_LE(ops.launch_api_us, ops.host_us) << c.backend;
+    // Every kernel of the forward came from an op (the launches are PyTorch's, inside aten ops).
+    EXPECT_DOUBLE_EQ(ops.launches() + ops.launches_outside_ops,
+                     c.profile->kernels_per_forward() + c.profile->memcpys_per_forward() +
+                         c.profile->memsets_per_forward())
+        << c.backend;
+  }
 }
 
 // trace --timeline: a traced process's records as their own track group, every kernel a slice.
@@ -275,7 +315,8 @@ TEST(TraceRecords, WrittenLinesReadBack) {
   const RecordFile r = read_record_file(f.path(), 10);
   ASSERT_TRUE(r.complete) << r.partial_reason;
   ASSERT_EQ(r.records.kernels.size(), 1u);
-  EXPECT_EQ(r.records.kernels[0].name, "_Z4kern\"quoted\"\\n");  // a control character comes back escaped
+  EXPECT_EQ(r.records.kernels[0].name,
+            "_Z4kern\"quoted\"\\n");  // a control character comes back escaped
   EXPECT_EQ(r.records.kernels[0].correlation, k.correlation);
   EXPECT_EQ(r.records.kernels[0].grid, k.grid);
   EXPECT_EQ(r.records.kernels[0].place.stream_id, 7u);
