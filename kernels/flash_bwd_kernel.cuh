@@ -40,14 +40,14 @@ struct FlashBwdTraits {
   static constexpr int kNThreads = kNWarps * 32;
 
   static constexpr int kSdpWarpsM = 2;
-  static constexpr int kSdpRows = kBlockM / kSdpWarpsM;               // a warp's queries of S, dP
-  static constexpr int kSdpKeys = kBlockN / (kNWarps / kSdpWarpsM);   // ... and keys
+  static constexpr int kSdpRows = kBlockM / kSdpWarpsM;              // a warp's queries of S, dP
+  static constexpr int kSdpKeys = kBlockN / (kNWarps / kSdpWarpsM);  // ... and keys
   static constexpr int kKvWarpsN = 4;
-  static constexpr int kKvKeys = kBlockN / kKvWarpsN;                 // a warp's keys of dK, dV
-  static constexpr int kKvDims = kHeadDim / (kNWarps / kKvWarpsN);    // ... and head-dim columns
+  static constexpr int kKvKeys = kBlockN / kKvWarpsN;               // a warp's keys of dK, dV
+  static constexpr int kKvDims = kHeadDim / (kNWarps / kKvWarpsN);  // ... and head-dim columns
   static constexpr int kDqWarpsM = kBlockM / 16;
-  static constexpr int kDqRows = kBlockM / kDqWarpsM;                 // a warp's queries of dQ
-  static constexpr int kDqDims = kHeadDim / (kNWarps / kDqWarpsM);    // ... and columns
+  static constexpr int kDqRows = kBlockM / kDqWarpsM;               // a warp's queries of dQ
+  static constexpr int kDqDims = kHeadDim / (kNWarps / kDqWarpsM);  // ... and columns
 
   static constexpr int kRowBytes = kHeadDim * 2;
   static constexpr int kScoreRowBytes = kBlockN * 2;  // a row of P or dS
@@ -72,7 +72,8 @@ struct FlashBwdTraits {
   static_assert(kKvKeys % 16 == 0 && kKvDims % 16 == 0, "dK, dV tiles: whole m16 and x4 B loads");
   static_assert(kNWarps % kDqWarpsM == 0 && kDqDims % 16 == 0, "dQ tiles: one m16 and x4 B loads");
   static_assert(kRowsPerPass % 8 == 0, "a thread's swizzle phase must not change between passes");
-  static_assert(kBlockN % kRowsPerPass == 0 && kBlockM % kRowsPerPass == 0, "whole cp.async passes");
+  static_assert(kBlockN % kRowsPerPass == 0 && kBlockM % kRowsPerPass == 0,
+                "whole cp.async passes");
   static_assert(2 * kBlockM <= kNThreads, "one thread per LSE and per delta value");
   static_assert(kSmemBytes <= 163 * 1024, "over sm_80's per-block shared memory");
 };
@@ -107,8 +108,7 @@ struct FlashBwdArgs {
 };
 
 template <typename Traits, typename T, bool kCausal>
-__global__ void __launch_bounds__(Traits::kNThreads, 1)
-    flash_bwd_kernel(const FlashBwdArgs<T> a) {
+__global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const FlashBwdArgs<T> a) {
   constexpr int D = Traits::kHeadDim;
   constexpr int kBlockM = Traits::kBlockM;
   constexpr int kBlockN = Traits::kBlockN;
@@ -139,7 +139,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   const int batch = static_cast<int>(blockIdx.z);
   const int group = static_cast<int>(p.heads / p.kv_heads);
   const float scale_log2 = p.scale * 1.4426950408889634f;
-  const int64_t kv_offset = ((static_cast<int64_t>(batch) * p.kv_heads + kv_head) * p.seq_kv + n0) * D;
+  const int64_t kv_offset =
+      ((static_cast<int64_t>(batch) * p.kv_heads + kv_head) * p.seq_kv + n0) * D;
 
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32;
@@ -168,7 +169,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     for (int pass = 0; pass < rows / Traits::kRowsPerPass; ++pass) {
       const int r = pass * Traits::kRowsPerPass;
       const bool valid = ld_row + r < valid_rows;
-      cp_async_16(s_tile + ld_smem + r * kRowBytes, valid ? g_tile + ld_gmem + r * D : g_tile, valid);
+      cp_async_16(s_tile + ld_smem + r * kRowBytes, valid ? g_tile + ld_gmem + r * D : g_tile,
+                  valid);
     }
   };
   // A step's Q, dO, LSE and delta into `stage`; rows past Sq read as zeros (and are masked).
@@ -249,7 +251,9 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     if (step + 1 < n_steps) load_step(step + 1, stage ^ 1);
     cp_async_commit();
 
-    // S and dP: kSdpRows queries by kSdpKeys keys per warp.
+    // S and dP: kSdpRows queries by kSdpKeys keys per warp; S first, then dP, so one operand pair
+    // is live at a time. The k loops here and below unroll by 2 only: fully unrolled, their
+    // swizzled addresses are all hoisted out of the step loop and D128 spills.
     float acc_s[kSdpMTiles][kSdpNTiles][4];
     float acc_dp[kSdpMTiles][kSdpNTiles][4];
 #pragma unroll
@@ -258,9 +262,6 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
       for (int nt = 0; nt < kSdpNTiles; ++nt)
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc_s[mt][nt][e] = acc_dp[mt][nt][e] = 0.f;
-    // S first, then dP: one operand pair live at a time. The k loops here and below unroll by 2
-    // only: fully unrolled, their swizzled addresses are all hoisted out of the step loop and
-    // D128 spills.
 #pragma unroll 2
     for (int ks = 0; ks < D / 16; ++ks) {
       uint32_t qa[kSdpMTiles][4];
@@ -299,7 +300,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     // P = exp2(S * scale_log2 - LSE), dS = P * (dP - delta), in place. Element (mt, nt, e) is
     // query m0 + sdp_m0 + mt*16 + g + (e/2)*8 and key n0 + sdp_n0 + nt*8 + 2t + e%2. Keys past Skv,
     // queries past Sq (zero-filled, LSE 0) and causal keys after the query get P = 0.
-    const bool masked = m0 + kBlockM > seq_q || n0 + kBlockN > seq_kv || (kCausal && n0 + kBlockN - 1 > m0);
+    const bool masked =
+        m0 + kBlockM > seq_q || n0 + kBlockN > seq_kv || (kCausal && n0 + kBlockN - 1 > m0);
     const float* lse = s_lse + stage * kBlockM;
     const float* delta = s_delta + stage * kBlockM;
 #pragma unroll
@@ -324,8 +326,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
           }
       }
 
-    // P and dS to shared memory, two keys per 32-bit store: a warp's store puts rows g (8 of
-    // them, phases 0-7) in 8 different chunks, 4 words each: every bank once.
+      // P and dS to shared memory, two keys per 32-bit store: a warp's store puts rows g (8 of
+      // them, phases 0-7) in 8 different chunks, 4 words each: every bank once.
 #pragma unroll
     for (int mt = 0; mt < kSdpMTiles; ++mt)
 #pragma unroll
@@ -351,14 +353,17 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
 #pragma unroll
       for (int mt = 0; mt < kKvMTiles; ++mt) {
         ldmatrix_x4_trans(pa[mt], swizzled_pair(p_at, kv_n0 / 16 + mt) + kk * 16 * kScoreRowBytes);
-        ldmatrix_x4_trans(dsa[mt], swizzled_pair(ds_at, kv_n0 / 16 + mt) + kk * 16 * kScoreRowBytes);
+        ldmatrix_x4_trans(dsa[mt],
+                          swizzled_pair(ds_at, kv_n0 / 16 + mt) + kk * 16 * kScoreRowBytes);
       }
 #pragma unroll
       for (int d16 = 0; d16 < kKvNTiles / 2; ++d16) {
         uint32_t dob[4];
         uint32_t qb[4];
-        ldmatrix_x4_trans(dob, swizzled_pair(do_bt + q_stage, kv_d0 / 16 + d16) + kk * 16 * kRowBytes);
-        ldmatrix_x4_trans(qb, swizzled_pair(q_bt + q_stage, kv_d0 / 16 + d16) + kk * 16 * kRowBytes);
+        ldmatrix_x4_trans(dob,
+                          swizzled_pair(do_bt + q_stage, kv_d0 / 16 + d16) + kk * 16 * kRowBytes);
+        ldmatrix_x4_trans(qb,
+                          swizzled_pair(q_bt + q_stage, kv_d0 / 16 + d16) + kk * 16 * kRowBytes);
 #pragma unroll
         for (int mt = 0; mt < kKvMTiles; ++mt) {
           mma_16816<T>(acc_dv[mt][2 * d16], pa[mt], dob[0], dob[1]);
@@ -431,15 +436,18 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
 // The main kernel for head dim kHeadDim on `b`'s dtype and causal flag: one CTA per key block of
 // each (batch, KV head).
 template <int kHeadDim>
-cudaError_t launch_flash_backward_main(const FusedBackward& b, const float* delta, float* dq_accum) {
+cudaError_t launch_flash_backward_main(const FusedBackward& b, const float* delta,
+                                       float* dq_accum) {
   using Traits = typename FlashBwdConfig<kHeadDim>::Traits;
   return dispatch_dtype(b.dtype, [&](auto type) {
     using T = typename decltype(type)::type;
     auto* const causal = flash_bwd_kernel<Traits, T, true>;
     auto* const full = flash_bwd_kernel<Traits, T, false>;
     static const cudaError_t attr = [&] {
-      const cudaError_t c = cudaFuncSetAttribute(causal, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
-      const cudaError_t n = cudaFuncSetAttribute(full, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+      const cudaError_t c = cudaFuncSetAttribute(
+          causal, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+      const cudaError_t n = cudaFuncSetAttribute(full, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 Traits::kSmemBytes);
       return c != cudaSuccess ? c : n;
     }();
     if (attr != cudaSuccess) return attr;
@@ -455,7 +463,8 @@ cudaError_t launch_flash_backward_main(const FusedBackward& b, const float* delt
                                static_cast<T*>(b.dv)};
     const dim3 grid(static_cast<unsigned>((b.shape.seq_kv + Traits::kBlockN - 1) / Traits::kBlockN),
                     static_cast<unsigned>(b.shape.kv_heads), static_cast<unsigned>(b.shape.batch));
-    (b.shape.causal ? causal : full)<<<grid, Traits::kNThreads, Traits::kSmemBytes, b.stream>>>(args);
+    (b.shape.causal ? causal
+                    : full)<<<grid, Traits::kNThreads, Traits::kSmemBytes, b.stream>>>(args);
     return cudaGetLastError();
   });
 }
