@@ -21,11 +21,13 @@ __global__ void compare_kernel(const T* out, const float* ref, int64_t n, ErrorS
   double sq_err = 0.0;
   double sq_ref = 0.0;
   float max_err = 0.f;
+  float max_ref = 0.f;
   unsigned bad = 0;
   for (int64_t i = global_thread_index(); i < n; i += grid_stride()) {
     const float o = to_float(out[i]);
     const float r = ref[i];
     sq_ref += static_cast<double>(r) * r;
+    max_ref = fmaxf(max_ref, fabsf(r));
     if (!isfinite(o)) {
       ++bad;
       continue;
@@ -38,12 +40,15 @@ __global__ void compare_kernel(const T* out, const float* ref, int64_t n, ErrorS
   const float block_err = block_reduce<device::SumOp>(static_cast<float>(sq_err), red);
   const float block_ref = block_reduce<device::SumOp>(static_cast<float>(sq_ref), red);
   const float block_max = block_reduce<device::MaxOp>(max_err, red);
+  const float block_max_ref = block_reduce<device::MaxOp>(max_ref, red);
   if (bad != 0) atomicAdd(&bad_in_block, bad);
   __syncthreads();
   if (threadIdx.x == 0) {
     atomicAdd(&sums->squared_error, static_cast<double>(block_err));
     atomicAdd(&sums->squared_reference, static_cast<double>(block_ref));
+    // Non-negative floats order as their bit patterns do.
     atomicMax(reinterpret_cast<unsigned*>(&sums->max_abs_error), __float_as_uint(block_max));
+    atomicMax(reinterpret_cast<unsigned*>(&sums->max_abs_reference), __float_as_uint(block_max_ref));
     if (bad_in_block != 0) atomicAdd(&sums->non_finite, static_cast<unsigned long long>(bad_in_block));
   }
 }

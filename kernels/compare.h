@@ -14,6 +14,7 @@ struct ErrorSums {
   double squared_reference;  // sum ref^2
   float max_abs_error;       // over finite outputs
   unsigned long long non_finite;  // NaN or Inf outputs (unwritten poison shows here)
+  float max_abs_reference;        // the largest |ref|
 };
 
 // `sums` is device memory; the launcher zeroes it first.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Offline checks of the helper files: plot.py draws from the committed results, ab_table.py
-# sets two of them side by side, the CI workflow example is valid YAML with the steps a user
-# relies on.
+# sets two of them side by side, backward_table.py reads the backward result and its targets, the
+# CI workflow example is valid YAML with the steps a user relies on.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mktemp -d)
@@ -16,6 +16,12 @@ grep -q "S4096 D64 causal *flash3 " "$out/ab.txt"
 /usr/bin/python3 "$root/scripts/decode_table.py" "$root/tests/data/recorded-h200-hopper-preset-stage7-run1.json" >"$out/decode.txt"
 grep -q "^flash3 .* B8 H16/16 Sq4096 Skv4096 D128 .* ok$" "$out/decode.txt"
 grep -q "^target flash3 <= cudnn: [0-9]* of [1-9][0-9]* shapes hold" "$out/decode.txt"
+# backward_table.py: the committed backward result, the targets read off it (torch:cudnn failed there).
+/usr/bin/python3 "$root/scripts/backward_table.py" "$root/results/h100-backward.json" >"$out/backward.txt"
+grep -Eq "^B8 H16 S4096 D64 bf16 causal +bwd +flash +[0-9.]+ " "$out/backward.txt"
+grep -Eq "^  flash against torch:flash: [0-9.]+ ms against [0-9.]+ ms \([0-9.]+x\): (holds|missed)$" "$out/backward.txt"
+grep -Eq "^  cudnn against torch:cudnn: not measured \(torch:cudnn failed: " "$out/backward.txt"
+grep -Eq "^  math against torch:math: [0-9]+ kernels per call against [0-9]+: (holds|missed)$" "$out/backward.txt"
 /usr/bin/python3 - "$root/ci-example/gpu-regressions.yml" <<'PY'
 import sys, yaml
 doc = yaml.safe_load(open(sys.argv[1]))

@@ -57,10 +57,21 @@ export PATH=/usr/local/cuda/bin:$PATH
 tool=${TOOL:-build/src/sdpa-prof}
 default=(tests counters trace timeline)
 
+# One process per suite: a test that crashes its process (an illegal address poisons the CUDA
+# context for every later test) fails its own suite, not the suites after it.
 part_tests() {
-  build/tests/sdpa_gpu_tests --gtest_filter=-FaultInjection.* >"$1/gpu_tests.log" 2>&1; local a=$?
+  local a=0 suite rc suites
+  suites=$(build/tests/sdpa_gpu_tests --gtest_list_tests | awk '/^[^ ].*\.$/ {sub(/\.$/, ""); print}')
+  [ -n "$suites" ] || { echo "sdpa_gpu_tests listed no suites"; return 1; }
+  for suite in $suites; do
+    [ "$suite" = FaultInjection ] && continue
+    build/tests/sdpa_gpu_tests --gtest_filter="$suite.*" >>"$1/gpu_tests.log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || { a=1; echo "suite $suite: rc=$rc"; }
+  done
   build/tests/sdpa_gpu_tests --gtest_filter=FaultInjection.* >"$1/fault.log" 2>&1; local b=$?
-  grep -hE "^\[  (PASSED|FAILED) |Failure" "$1/gpu_tests.log" "$1/fault.log" | head -20
+  grep -hE "^\[  FAILED  \] [A-Za-z]|Failure" "$1/gpu_tests.log" "$1/fault.log" | head -20
+  echo "passed: $(cat "$1/gpu_tests.log" "$1/fault.log" | grep -cE '^\[       OK \]') tests"
   return $((a != 0 || b != 0))
 }
 
@@ -272,8 +283,10 @@ part_backward() {
   build/tests/sdpa_gpu_tests --gtest_filter='*ReferenceBackwardVsCpu.*:GradientVerification.*:Backends.Gradients*' \
     >"$1/gpu_tests.log" 2>&1; local a=$?
   grep -hE "^\[  (PASSED|FAILED) |Failure|Expected|Which is" "$1/gpu_tests.log" | head -20
-  $tool --config configs/backward.json --with-torch --json "$1/backward.json" >"$1/backward.txt" 2>&1; local b=$?
-  tail -40 "$1/backward.txt"
+  # PyTorch's cuDNN first: torch:cudnn runs, and our cudnn backend loads the same 9.19 beside it.
+  LD_LIBRARY_PATH=$(torch_cudnn_lib):$LD_LIBRARY_PATH \
+    $tool --config configs/backward.json --with-torch --json "$1/backward.json" >"$1/backward.txt" 2>&1; local b=$?
+  python3 scripts/backward_table.py "$1/backward.json" | tail -16
   local began=$SECONDS
   $tool --backend all --seq 4096 --pass fwd,bwd >"$1/main_job_bwd.txt" 2>&1; local c=$?
   echo "tests rc=$a; preset rc=$b; --backend all --seq 4096 --pass fwd,bwd rc=$c in $((SECONDS - began)) s"

@@ -53,6 +53,9 @@ class Backend {
   virtual BackendSetup setup() const { return {}; }
 };
 
+// The reason of a backend whose backward is not written (yet).
+inline constexpr std::string_view kNoBackwardYet = "has no backward pass in this version";
+
 struct BackendEntry {
   std::string_view name;
   std::string_view summary;
@@ -63,7 +66,7 @@ struct BackendEntry {
   std::string_view not_built_reason;
   // Empty when the backend has a backward pass (--pass bwd, fwd+bwd); otherwise why not, as
   // "<name> <reason>" reads.
-  std::string_view no_backward_reason = "has no backward pass in this version";
+  std::string_view no_backward_reason = kNoBackwardYet;
   // A reason when the backend cannot run `problem` on `device`, nullopt when it can.
   std::optional<std::string> (*unsupported)(const Problem& problem, const DeviceInfo& device);
   // Device memory the backend allocates in prepare(), beyond Q, K, V and O.

@@ -37,7 +37,7 @@ BackendEntry fused_backend_entry(std::string_view name, std::string_view summary
       .head_dims = listing.head_dims,
       .archs = listing.archs,
       .not_built_reason = "",
-      .no_backward_reason = kKernel.launch_backward != nullptr ? "" : "has no backward pass in this version",
+      .no_backward_reason = kKernel.launch_backward != nullptr ? "" : kNoBackwardYet,
       .unsupported =
           [](const Problem& p, const DeviceInfo& device) {
             return fused_unsupported(kKernel.limits, p, device);

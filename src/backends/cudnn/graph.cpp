@@ -385,6 +385,16 @@ int64_t plan_workspace_bytes(const Descriptor& plan) {
   return plan.get_int64(CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE);
 }
 
+Descriptor variant_pack(const std::vector<int64_t>& uids, std::vector<void*>& pointers, void* workspace) {
+  Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+  pack.set_int64s(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, uids)
+      .set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR,
+           static_cast<int64_t>(pointers.size()), pointers.data())
+      .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace)
+      .finalize();
+  return pack;
+}
+
 const char* knob_name(int knob_type) {
   // Indexed by cudnnBackendKnobType_t as of cuDNN 9.19; later knobs print as their number.
   // clang-format off

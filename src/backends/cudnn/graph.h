@@ -136,6 +136,10 @@ std::optional<Descriptor> make_plan(cudnnHandle_t handle, const Descriptor& engi
                                     std::string& why);
 int64_t plan_workspace_bytes(const Descriptor& plan);
 
+// A finalized variant pack binding `pointers[i]` to the tensor of `uids[i]`, with `workspace`.
+// cuDNN's pointer array is not const even for the tensors it only reads.
+Descriptor variant_pack(const std::vector<int64_t>& uids, std::vector<void*>& pointers, void* workspace);
+
 // "kernel_cfg" for CUDNN_KNOB_TYPE_KERNEL_CFG; nullptr for a knob newer than this table.
 const char* knob_name(int knob_type);
 const char* heuristic_mode_name(cudnnBackendHeurMode_t mode);

@@ -78,13 +78,7 @@ cg::Descriptor sdpa_variant_pack(const AttentionTensors& t, bool causal, void* s
     uids.push_back(kUidNegInf);
     pointers.push_back(const_cast<float*>(&scalars.masked));
   }
-  cg::Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-  pack.set_int64s(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, uids)
-      .set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR,
-           static_cast<int64_t>(pointers.size()), pointers.data())
-      .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace)
-      .finalize();
-  return pack;
+  return cg::variant_pack(uids, pointers, workspace);
 }
 
 }  // namespace sdpa
