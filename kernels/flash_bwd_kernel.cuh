@@ -1,10 +1,10 @@
-// FlashAttention-2 backward for sm_80 and newer (work in progress: not yet run on a GPU). One CTA
-// per block of kBlockN keys of one (batch, KV head): K and V stay in shared memory while the CTA
-// loops over the group's query heads and their blocks of kBlockM queries. Each warp owns 16 key
-// rows and computes, in registers, S^T = K Q^T and dP^T = V dO^T, then P^T and dS^T, and from them
-// dV += P^T dO and dK += dS^T Q (P^T and dS^T packed into A operands as the forward packs P).
-// dS goes to shared memory transposed, and each warp then computes 16 query rows of dS K, added
-// into an fp32 dQ accumulator with atomics. dK, dV sum over the group in registers.
+// FlashAttention-2 backward for sm_80 and newer, in FA2's layout. One CTA of 8 warps per block of
+// kBlockN keys of one (batch, KV head): K and V stay in shared memory while the CTA steps through
+// the group's query heads and their blocks of kBlockM queries, each step's Q, dO, LSE and delta
+// loaded by cp.async one step ahead (two stages). A step computes S = Q K^T and dP = dO V^T, then
+// P and dS = P * (dP - delta), writes both to shared memory, and from there dV += P^T dO and
+// dK += dS^T Q (each warp a slice of keys by a slice of the head dim, in registers over all steps)
+// and dQ = dS K, added to an fp32 accumulator with atomics.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -23,36 +23,73 @@ namespace sdpa::flash {
 
 using namespace sm80;
 
-// kBlockM queries per step: 32 at D64, 16 at D128. Each warp keeps dK and dV of its 16 keys over
-// the whole head dim in registers (64 floats a thread at D64, 128 at D128), so the step's S^T and
-// dP^T tiles must stay small; 64 and 32 rows spilled.
-template <int kHeadDim_>
+// kBlockN keys per CTA, kBlockM queries per step, 8 warps. Each GEMM splits its output tile over
+// the warps its own way (warps along the first dimension × along the second):
+//   S, dP   kBlockM × kBlockN: 2 × 4
+//   dK, dV  kBlockN × D:       4 × 2 (FA2's 2D split: a warp holds kBlockN/4 keys × D/2)
+//   dQ      kBlockM × D:       4 × 2
+// Shared memory: K, V [kBlockN][D]; Q, dO [kBlockM][D] × 2 stages; P, dS [kBlockM][kBlockN];
+// LSE, delta [kBlockM] fp32 × 2 stages. 16-bit tiles are rows of 16-byte chunks swizzled
+// chunk ^ (row % 8), as the forward's.
+template <int kHeadDim_, int kBlockN_, int kBlockM_>
 struct FlashBwdTraits {
   static constexpr int kHeadDim = kHeadDim_;
-  static constexpr int kBlockN = 64;  // keys per CTA: 4 warps of 16
-  static constexpr int kBlockM = kHeadDim_ <= 64 ? 32 : 16;
-  static constexpr int kNWarps = 4;
-  // dQ = dS K: the warps split the step's kBlockM rows in m16 tiles, then the head dim in parts.
-  static constexpr int kDqRowTiles = kBlockM / 16;
-  static constexpr int kDqColParts = kNWarps / kDqRowTiles;
-  static constexpr int kDqColTiles = kHeadDim / 8 / kDqColParts;  // n8 tiles of dQ per warp
+  static constexpr int kBlockN = kBlockN_;
+  static constexpr int kBlockM = kBlockM_;
+  static constexpr int kNWarps = 8;
   static constexpr int kNThreads = kNWarps * 32;
+
+  static constexpr int kSdpWarpsM = 2;
+  static constexpr int kSdpRows = kBlockM / kSdpWarpsM;              // a warp's queries of S, dP
+  static constexpr int kSdpKeys = kBlockN / (kNWarps / kSdpWarpsM);  // ... and keys
+  static constexpr int kKvWarpsN = 4;
+  static constexpr int kKvKeys = kBlockN / kKvWarpsN;               // a warp's keys of dK, dV
+  static constexpr int kKvDims = kHeadDim / (kNWarps / kKvWarpsN);  // ... and head-dim columns
+  static constexpr int kDqWarpsM = kBlockM / 16;
+  static constexpr int kDqRows = kBlockM / kDqWarpsM;               // a warp's queries of dQ
+  static constexpr int kDqDims = kHeadDim / (kNWarps / kDqWarpsM);  // ... and columns
+
   static constexpr int kRowBytes = kHeadDim * 2;
-  static constexpr int kScoreRowBytes = kBlockN * 2;  // a dS row: kBlockN 16-bit keys
+  static constexpr int kScoreRowBytes = kBlockN * 2;  // a row of P or dS
   static constexpr int kChunksPerRow = kHeadDim / 8;
   static constexpr int kRowsPerPass = kNThreads / kChunksPerRow;
-  static constexpr int kKvTileBytes = kBlockN * kRowBytes;  // K or V
-  static constexpr int kQTileBytes = kBlockM * kRowBytes;   // Q or dO
-  static constexpr int kDsBytes = kBlockM * kBlockN * 2;    // dS, [query][key]
-  static constexpr int kStatsBytes = 2 * kBlockM * 4;       // LSE and delta of the step's queries
-  static constexpr int kSmemBytes = 2 * kKvTileBytes + 2 * kQTileBytes + kDsBytes + kStatsBytes;
+  static constexpr int kKvTileBytes = kBlockN * kRowBytes;      // K or V
+  static constexpr int kQTileBytes = kBlockM * kRowBytes;       // one stage of Q or dO
+  static constexpr int kScoreBytes = kBlockM * kScoreRowBytes;  // P or dS
+  static constexpr int kStatsBytes = kBlockM * 4;               // one stage of LSE or delta
+  static constexpr int kVOffset = kKvTileBytes;
+  static constexpr int kQOffset = 2 * kKvTileBytes;
+  static constexpr int kDoOffset = kQOffset + 2 * kQTileBytes;
+  static constexpr int kPOffset = kDoOffset + 2 * kQTileBytes;
+  static constexpr int kDsOffset = kPOffset + kScoreBytes;
+  static constexpr int kLseOffset = kDsOffset + kScoreBytes;
+  static constexpr int kDeltaOffset = kLseOffset + 2 * kStatsBytes;
+  static constexpr int kSmemBytes = kDeltaOffset + 2 * kStatsBytes;
 
-  static_assert(kNWarps * 16 == kBlockN, "each warp owns 16 keys");
-  static_assert(kNWarps % kDqRowTiles == 0 && (kHeadDim / 8) % kDqColParts == 0 && kDqColTiles % 2 == 0,
-                "dQ's tiles split evenly over the warps");
   static_assert(kHeadDim % 64 == 0, "swizzle needs at least 8 chunks of 16 bytes per row");
-  static_assert(kBlockN * 2 == 128, "dS rows are one 8-chunk swizzle");
-  static_assert(kRowsPerPass % 8 == 0 && kBlockM % kRowsPerPass == 0, "whole cp.async passes");
+  static_assert(kScoreRowBytes % 128 == 0, "P and dS rows are whole 8-chunk swizzles");
+  static_assert(kSdpRows % 16 == 0 && kSdpKeys % 16 == 0, "S tiles: whole m16 and x4 B loads");
+  static_assert(kKvKeys % 16 == 0 && kKvDims % 16 == 0, "dK, dV tiles: whole m16 and x4 B loads");
+  static_assert(kNWarps % kDqWarpsM == 0 && kDqDims % 16 == 0, "dQ tiles: one m16 and x4 B loads");
+  static_assert(kRowsPerPass % 8 == 0, "a thread's swizzle phase must not change between passes");
+  static_assert(kBlockN % kRowsPerPass == 0 && kBlockM % kRowsPerPass == 0,
+                "whole cp.async passes");
+  static_assert(2 * kBlockM <= kNThreads, "one thread per LSE and per delta value");
+  static_assert(kSmemBytes <= 163 * 1024, "over sm_80's per-block shared memory");
+};
+
+// kBlockN 128 at both head dims: half the dQ atomics and Q/dO re-reads of 64 keys. D128 takes
+// 32-query steps: 64 spill beside its 128 floats of dK and dV (docs/kernel-notes.md, "v2: FA2's
+// layout").
+template <int kHeadDim>
+struct FlashBwdConfig;
+template <>
+struct FlashBwdConfig<64> {
+  using Traits = FlashBwdTraits<64, 128, 64>;
+};
+template <>
+struct FlashBwdConfig<128> {
+  using Traits = FlashBwdTraits<128, 128, 32>;
 };
 
 // Arguments of the main kernel.
@@ -71,26 +108,28 @@ struct FlashBwdArgs {
 };
 
 template <typename Traits, typename T, bool kCausal>
-__global__ void __launch_bounds__(Traits::kNThreads)
-    flash_bwd_kernel(const FlashBwdArgs<T> a) {
+__global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const FlashBwdArgs<T> a) {
   constexpr int D = Traits::kHeadDim;
   constexpr int kBlockM = Traits::kBlockM;
   constexpr int kBlockN = Traits::kBlockN;
   constexpr int kRowBytes = Traits::kRowBytes;
-  constexpr int kNTilesS = kBlockM / 8;  // n8 tiles of S^T (queries) per warp
-  constexpr int kNTilesD = D / 8;        // n8 tiles of dK, dV, dQ
-  constexpr float kLog2e = 1.4426950408889634f;
+  constexpr int kScoreRowBytes = Traits::kScoreRowBytes;
+  constexpr int kSdpMTiles = Traits::kSdpRows / 16;
+  constexpr int kSdpNTiles = Traits::kSdpKeys / 8;
+  constexpr int kKvMTiles = Traits::kKvKeys / 16;
+  constexpr int kKvNTiles = Traits::kKvDims / 8;
+  constexpr int kDqNTiles = Traits::kDqDims / 8;
 
   extern __shared__ __align__(128) unsigned char smem[];
-  constexpr int kDsOffset = 2 * Traits::kKvTileBytes + 2 * Traits::kQTileBytes;
-  const uint32_t s_k = shared_address(smem);
-  const uint32_t s_v = s_k + Traits::kKvTileBytes;
-  const uint32_t s_q = s_v + Traits::kKvTileBytes;
-  const uint32_t s_do = s_q + Traits::kQTileBytes;
-  const uint32_t s_ds = s_k + kDsOffset;
-  unsigned char* ds_bytes = smem + kDsOffset;
-  float* s_lse = reinterpret_cast<float*>(smem + kDsOffset + Traits::kDsBytes);
-  float* s_delta = s_lse + kBlockM;
+  const uint32_t s_base = shared_address(smem);
+  const uint32_t s_k = s_base;
+  const uint32_t s_v = s_base + Traits::kVOffset;
+  const uint32_t s_q = s_base + Traits::kQOffset;  // stage s at + s * kQTileBytes, as dO
+  const uint32_t s_do = s_base + Traits::kDoOffset;
+  const uint32_t s_p = s_base + Traits::kPOffset;
+  const uint32_t s_ds = s_base + Traits::kDsOffset;
+  const float* s_lse = reinterpret_cast<const float*>(smem + Traits::kLseOffset);  // [2][kBlockM]
+  const float* s_delta = reinterpret_cast<const float*>(smem + Traits::kDeltaOffset);
 
   const AttentionShape& p = a.p;
   const int seq_q = static_cast<int>(p.seq_q);
@@ -99,199 +138,276 @@ __global__ void __launch_bounds__(Traits::kNThreads)
   const int kv_head = static_cast<int>(blockIdx.y);
   const int batch = static_cast<int>(blockIdx.z);
   const int group = static_cast<int>(p.heads / p.kv_heads);
-  const float scale_log2 = p.scale * kLog2e;
-  const int64_t kv_offset = ((static_cast<int64_t>(batch) * p.kv_heads + kv_head) * p.seq_kv + n0) * D;
+  const float scale_log2 = p.scale * 1.4426950408889634f;
+  const int64_t kv_offset =
+      ((static_cast<int64_t>(batch) * p.kv_heads + kv_head) * p.seq_kv + n0) * D;
 
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32;
   const int lane = tid % 32;
   const int g = lane / 4;
   const int t = lane % 4;
-  const int warp_key0 = warp * 16;  // the warp's first key row in the block
+
+  // Steps: the group's query heads, each from its first query block that sees a key of the
+  // block (top-left causal: query m sees key n <= m, so the block holding query n0) to the last.
+  const int m_first = kCausal ? n0 / kBlockM : 0;
+  const int steps_per_head = max((seq_q + kBlockM - 1) / kBlockM - m_first, 0);
+  const int n_steps = group * steps_per_head;
+  auto step_m0 = [&](int step) { return (m_first + step % steps_per_head) * kBlockM; };
+  auto step_row0 = [&](int step) {  // the step's first query row in [B, Hq, Sq]
+    const int head = kv_head * group + step / steps_per_head;
+    return (static_cast<int64_t>(batch) * p.heads + head) * p.seq_q + step_m0(step);
+  };
 
   // cp.async: consecutive threads copy consecutive 16-byte chunks of a row.
   const int ld_row = tid / Traits::kChunksPerRow;
   const int ld_chunk = tid % Traits::kChunksPerRow;
   const uint32_t ld_smem = ld_row * kRowBytes + ((ld_chunk ^ (ld_row & 7)) * 16);
+  const int ld_gmem = tid * 8;  // = ld_row * D + ld_chunk * 8
   auto load_tile = [&](uint32_t s_tile, const T* g_tile, int rows, int valid_rows) {
-#pragma unroll 4
+#pragma unroll
     for (int pass = 0; pass < rows / Traits::kRowsPerPass; ++pass) {
       const int r = pass * Traits::kRowsPerPass;
       const bool valid = ld_row + r < valid_rows;
-      cp_async_16(s_tile + ld_smem + r * kRowBytes,
-                  valid ? g_tile + (ld_row + r) * D + ld_chunk * 8 : g_tile, valid);
+      cp_async_16(s_tile + ld_smem + r * kRowBytes, valid ? g_tile + ld_gmem + r * D : g_tile,
+                  valid);
+    }
+  };
+  // A step's Q, dO, LSE and delta into `stage`; rows past Sq read as zeros (and are masked).
+  auto load_step = [&](int step, int stage) {
+    const int m0 = step_m0(step);
+    const int64_t row0 = step_row0(step);
+    load_tile(s_q + stage * Traits::kQTileBytes, a.q + row0 * D, kBlockM, seq_q - m0);
+    load_tile(s_do + stage * Traits::kQTileBytes, a.d_out + row0 * D, kBlockM, seq_q - m0);
+    if (tid < 2 * kBlockM) {
+      const int r = tid % kBlockM;
+      const bool valid = m0 + r < seq_q;
+      const float* src = tid < kBlockM ? a.lse : a.delta;
+      const int offset = tid < kBlockM ? Traits::kLseOffset : Traits::kDeltaOffset;
+      cp_async_4(s_base + offset + (stage * kBlockM + r) * 4, valid ? src + row0 + r : src, valid);
     }
   };
 
-  // ldmatrix lane addresses (as the forward's): A operands and trans B operands read rows
-  // lane%8 + 8*((lane/8)%2), chunk half lane/16; non-trans B operands rows lane%8 + 8*(lane/16),
-  // half (lane/8)%2.
+  load_tile(s_k, a.k + kv_offset, kBlockN, seq_kv - n0);
+  load_tile(s_v, a.v + kv_offset, kBlockN, seq_kv - n0);
+  if (n_steps > 0) load_step(0, 0);
+  cp_async_commit();
+
+  // ldmatrix lane addresses, as the forward's. "a" addressing (row lane%8 + 8*((lane/8)%2), chunk
+  // half lane/16) reads the four 8x8 matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15),
+  // (8-15, 8-15): an A operand stored [m][k], or with .trans a B operand stored [k][n] (two n8
+  // tiles). "b" addressing (row lane%8 + 8*(lane/16), half (lane/8)%2) reads (0-7, 0-7),
+  // (0-7, 8-15), (8-15, 0-7), (8-15, 8-15): a B operand stored [n][k] (two n8 tiles), or with
+  // .trans an A operand stored [k][m] (P and dS are [query][key], the transposes dV and dK need).
   const int a_row = (lane % 8) + 8 * ((lane / 8) % 2);
   const int b_row = (lane % 8) + 8 * (lane / 16);
   const uint32_t a_phase = ((lane / 16) ^ (lane % 8)) * 16;
   const uint32_t b_phase = (((lane / 8) % 2) ^ (lane % 8)) * 16;
-  const uint32_t k_a = (s_k + (warp_key0 + a_row) * kRowBytes) | a_phase;  // K rows as A
-  const uint32_t v_a = (s_v + (warp_key0 + a_row) * kRowBytes) | a_phase;  // V rows as A
-  const uint32_t q_b = (s_q + b_row * kRowBytes) | b_phase;                 // Q as B of K Q^T
-  const uint32_t do_b = (s_do + b_row * kRowBytes) | b_phase;               // dO as B of V dO^T
-  const uint32_t q_bt = (s_q + a_row * kRowBytes) | a_phase;                // Q as B of dS^T Q
-  const uint32_t do_bt = (s_do + a_row * kRowBytes) | a_phase;              // dO as B of P^T dO
-  const uint32_t k_bt = (s_k + a_row * kRowBytes) | a_phase;                // K as B of dS K
 
-  load_tile(s_k, a.k + kv_offset, kBlockN, seq_kv - n0);
-  load_tile(s_v, a.v + kv_offset, kBlockN, seq_kv - n0);
-  cp_async_commit();
+  const int sdp_m0 = (warp % Traits::kSdpWarpsM) * Traits::kSdpRows;
+  const int sdp_n0 = (warp / Traits::kSdpWarpsM) * Traits::kSdpKeys;
+  const int kv_n0 = (warp % Traits::kKvWarpsN) * Traits::kKvKeys;
+  const int kv_d0 = (warp / Traits::kKvWarpsN) * Traits::kKvDims;
+  const int dq_m0 = (warp % Traits::kDqWarpsM) * Traits::kDqRows;
+  const int dq_d0 = (warp / Traits::kDqWarpsM) * Traits::kDqDims;
 
-  float acc_dk[kNTilesD][4];
-  float acc_dv[kNTilesD][4];
-#pragma unroll
-  for (int nt = 0; nt < kNTilesD; ++nt)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) acc_dk[nt][e] = acc_dv[nt][e] = 0.f;
+  // S = Q K^T, dP = dO V^T: A = Q, dO rows (plain, a); B = K, V rows (plain, b).
+  const uint32_t q_a = (s_q + (sdp_m0 + a_row) * kRowBytes) | a_phase;
+  const uint32_t do_a = (s_do + (sdp_m0 + a_row) * kRowBytes) | a_phase;
+  const uint32_t k_b = (s_k + (sdp_n0 + b_row) * kRowBytes) | b_phase;
+  const uint32_t v_b = (s_v + (sdp_n0 + b_row) * kRowBytes) | b_phase;
+  // dV += P^T dO, dK += dS^T Q: A = P^T, dS^T (P, dS read .trans, b); B = dO, Q (.trans, a);
+  // queries are the k dimension.
+  const uint32_t p_at = (s_p + b_row * kScoreRowBytes) | b_phase;
+  const uint32_t ds_at = (s_ds + b_row * kScoreRowBytes) | b_phase;
+  const uint32_t do_bt = (s_do + a_row * kRowBytes) | a_phase;
+  const uint32_t q_bt = (s_q + a_row * kRowBytes) | a_phase;
+  // dQ = dS K: A = dS rows (plain, a); B = K (.trans, a); keys are the k dimension.
+  const uint32_t ds_a = (s_ds + (dq_m0 + a_row) * kScoreRowBytes) | a_phase;
+  const uint32_t k_bt = (s_k + a_row * kRowBytes) | a_phase;
 
-  // Top-left causal: query m sees key n when n <= m, so the block's first query block is the one
-  // holding query n0.
-  const int m_block_first = kCausal ? n0 / kBlockM : 0;
-  const int m_blocks = (seq_q + kBlockM - 1) / kBlockM;
-  for (int h = 0; h < group; ++h) {
-    const int head = kv_head * group + h;
-    const int64_t row0 = (static_cast<int64_t>(batch) * p.heads + head) * p.seq_q;  // of query 0
-    for (int mb = m_block_first; mb < m_blocks; ++mb) {
-      const int m0 = mb * kBlockM;
-      __syncthreads();  // every warp is done with the last step's Q, dO, dS and statistics
-      load_tile(s_q, a.q + (row0 + m0) * D, kBlockM, seq_q - m0);
-      load_tile(s_do, a.d_out + (row0 + m0) * D, kBlockM, seq_q - m0);
-      cp_async_commit();
-      for (int r = tid; r < kBlockM; r += Traits::kNThreads) {
-        const bool valid = m0 + r < seq_q;
-        s_lse[r] = valid ? a.lse[row0 + m0 + r] : INFINITY;  // P = 0 for rows past the end
-        s_delta[r] = valid ? a.delta[row0 + m0 + r] : 0.f;
-      }
-      cp_async_wait<0>();
-      __syncthreads();
+  float acc_dk[kKvMTiles][kKvNTiles][4];
+  float acc_dv[kKvMTiles][kKvNTiles][4];
+#pragma unroll
+  for (int mt = 0; mt < kKvMTiles; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < kKvNTiles; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc_dk[mt][nt][e] = acc_dv[mt][nt][e] = 0.f;
 
-      // S^T = K Q^T and dP^T = V dO^T: 16 keys by kBlockM queries per warp.
-      float acc_s[kNTilesS][4];
-      float acc_dp[kNTilesS][4];
+#if __CUDA_ARCH__ >= 900
+  // float2 atomics need an 8-byte aligned accumulator; it follows B*Hq*Sq floats of delta.
+  const bool dq_pairs = (reinterpret_cast<uintptr_t>(a.dq_accum) & 7) == 0;
+#endif
+
+  for (int step = 0; step < n_steps; ++step) {
+    const int stage = step & 1;
+    const int m0 = step_m0(step);
+    const int64_t row0 = step_row0(step);
+    const uint32_t q_stage = stage * Traits::kQTileBytes;  // a multiple of 128: keeps the swizzle
+
+    cp_async_wait<0>();  // this step's tiles (issued a step ago)
+    __syncthreads();     // ... for every thread; every warp is done with the other stage, P, dS
+    if (step + 1 < n_steps) load_step(step + 1, stage ^ 1);
+    cp_async_commit();
+
+    // S and dP: kSdpRows queries by kSdpKeys keys per warp; S first, then dP, so one operand pair
+    // is live at a time. The k loops here and below unroll by 2 only: fully unrolled, their
+    // swizzled addresses are all hoisted out of the step loop and D128 spills.
+    float acc_s[kSdpMTiles][kSdpNTiles][4];
+    float acc_dp[kSdpMTiles][kSdpNTiles][4];
 #pragma unroll
-      for (int nt = 0; nt < kNTilesS; ++nt)
+    for (int mt = 0; mt < kSdpMTiles; ++mt)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) acc_s[nt][e] = acc_dp[nt][e] = 0.f;
+      for (int nt = 0; nt < kSdpNTiles; ++nt)
 #pragma unroll
-      for (int ks = 0; ks < D / 16; ++ks) {
-        uint32_t ka[4];
-        uint32_t va[4];
-        ldmatrix_x4(ka, swizzled_pair(k_a, ks));
-        ldmatrix_x4(va, swizzled_pair(v_a, ks));
+        for (int e = 0; e < 4; ++e) acc_s[mt][nt][e] = acc_dp[mt][nt][e] = 0.f;
+#pragma unroll 2
+    for (int ks = 0; ks < D / 16; ++ks) {
+      uint32_t qa[kSdpMTiles][4];
 #pragma unroll
-        for (int n16 = 0; n16 < kBlockM / 16; ++n16) {
-          uint32_t qb[4];
-          uint32_t dob[4];
-          ldmatrix_x4(qb, swizzled_pair(q_b, ks) + n16 * 16 * kRowBytes);
-          ldmatrix_x4(dob, swizzled_pair(do_b, ks) + n16 * 16 * kRowBytes);
-          mma_16816<T>(acc_s[2 * n16], ka, qb[0], qb[1]);
-          mma_16816<T>(acc_s[2 * n16 + 1], ka, qb[2], qb[3]);
-          mma_16816<T>(acc_dp[2 * n16], va, dob[0], dob[1]);
-          mma_16816<T>(acc_dp[2 * n16 + 1], va, dob[2], dob[3]);
+      for (int mt = 0; mt < kSdpMTiles; ++mt)
+        ldmatrix_x4(qa[mt], swizzled_pair(q_a + q_stage, ks) + mt * 16 * kRowBytes);
+#pragma unroll
+      for (int n16 = 0; n16 < kSdpNTiles / 2; ++n16) {
+        uint32_t kb[4];
+        ldmatrix_x4(kb, swizzled_pair(k_b, ks) + n16 * 16 * kRowBytes);
+#pragma unroll
+        for (int mt = 0; mt < kSdpMTiles; ++mt) {
+          mma_16816<T>(acc_s[mt][2 * n16], qa[mt], kb[0], kb[1]);
+          mma_16816<T>(acc_s[mt][2 * n16 + 1], qa[mt], kb[2], kb[3]);
         }
       }
-
-      // P^T and dS^T = P^T * (dP^T - delta). Element (nt, e) is key n0 + warp_key0 + g + (e/2)*8
-      // and query m0 + nt*8 + 2t + e%2.
+    }
+#pragma unroll 2
+    for (int ks = 0; ks < D / 16; ++ks) {
+      uint32_t doa[kSdpMTiles][4];
 #pragma unroll
-      for (int nt = 0; nt < kNTilesS; ++nt)
+      for (int mt = 0; mt < kSdpMTiles; ++mt)
+        ldmatrix_x4(doa[mt], swizzled_pair(do_a + q_stage, ks) + mt * 16 * kRowBytes);
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int key = n0 + warp_key0 + g + (e / 2) * 8;
-          const int m_local = nt * 8 + 2 * t + e % 2;
-          const bool hidden = key >= seq_kv || (kCausal && key > m0 + m_local);
-          const float prob = hidden ? 0.f : fast_exp2(acc_s[nt][e] * scale_log2 - s_lse[m_local]);
-          acc_s[nt][e] = prob;
-          acc_dp[nt][e] = prob * (acc_dp[nt][e] - s_delta[m_local]);
-        }
-
-      // dS^T into shared memory as dS [query][key] (16-bit, rows of kBlockN keys, swizzled), for
-      // dQ. Element (nt, e): row m_local, column warp_key0 + g + (e/2)*8.
+      for (int n16 = 0; n16 < kSdpNTiles / 2; ++n16) {
+        uint32_t vb[4];
+        ldmatrix_x4(vb, swizzled_pair(v_b, ks) + n16 * 16 * kRowBytes);
 #pragma unroll
-      for (int nt = 0; nt < kNTilesS; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int m_local = nt * 8 + 2 * t + e % 2;
-          const int n_local = warp_key0 + g + (e / 2) * 8;
-          const uint32_t packed = pack2<T>(acc_dp[nt][e], 0.f);
-          *reinterpret_cast<uint16_t*>(ds_bytes + m_local * Traits::kScoreRowBytes +
-                                       (((n_local / 8) ^ (m_local % 8)) * 16) + (n_local % 8) * 2) =
-              static_cast<uint16_t>(packed & 0xffffu);
-        }
-
-      // P^T and dS^T as A operands (keys by queries), packed now so the fp32 tiles die before
-      // the dK and dV MMAs.
-      uint32_t pa[kBlockM / 16][4];
-      uint32_t dsa[kBlockM / 16][4];
-#pragma unroll
-      for (int kk = 0; kk < kBlockM / 16; ++kk) {
-        pa[kk][0] = pack2<T>(acc_s[2 * kk][0], acc_s[2 * kk][1]);
-        pa[kk][1] = pack2<T>(acc_s[2 * kk][2], acc_s[2 * kk][3]);
-        pa[kk][2] = pack2<T>(acc_s[2 * kk + 1][0], acc_s[2 * kk + 1][1]);
-        pa[kk][3] = pack2<T>(acc_s[2 * kk + 1][2], acc_s[2 * kk + 1][3]);
-        dsa[kk][0] = pack2<T>(acc_dp[2 * kk][0], acc_dp[2 * kk][1]);
-        dsa[kk][1] = pack2<T>(acc_dp[2 * kk][2], acc_dp[2 * kk][3]);
-        dsa[kk][2] = pack2<T>(acc_dp[2 * kk + 1][0], acc_dp[2 * kk + 1][1]);
-        dsa[kk][3] = pack2<T>(acc_dp[2 * kk + 1][2], acc_dp[2 * kk + 1][3]);
-      }
-
-      // dV += P^T dO and dK += dS^T Q, with Q and dO read transposed (queries are the k dimension).
-#pragma unroll
-      for (int kk = 0; kk < kBlockM / 16; ++kk) {
-#pragma unroll
-        for (int d16 = 0; d16 < D / 16; ++d16) {
-          uint32_t dob[4];
-          uint32_t qb[4];
-          ldmatrix_x4_trans(dob, swizzled_pair(do_bt, d16) + kk * 16 * kRowBytes);
-          ldmatrix_x4_trans(qb, swizzled_pair(q_bt, d16) + kk * 16 * kRowBytes);
-          mma_16816<T>(acc_dv[2 * d16], pa[kk], dob[0], dob[1]);
-          mma_16816<T>(acc_dv[2 * d16 + 1], pa[kk], dob[2], dob[3]);
-          mma_16816<T>(acc_dk[2 * d16], dsa[kk], qb[0], qb[1]);
-          mma_16816<T>(acc_dk[2 * d16 + 1], dsa[kk], qb[2], qb[3]);
+        for (int mt = 0; mt < kSdpMTiles; ++mt) {
+          mma_16816<T>(acc_dp[mt][2 * n16], doa[mt], vb[0], vb[1]);
+          mma_16816<T>(acc_dp[mt][2 * n16 + 1], doa[mt], vb[2], vb[3]);
         }
       }
-      __syncthreads();  // dS complete in shared memory
+    }
 
-      // dQ += dS K over the block's keys: warp w takes m16 row tile w % kDqRowTiles of the step
-      // and the head dim's part w / kDqRowTiles.
-      {
-        constexpr int kColTiles = Traits::kDqColTiles;
-        const int dq_row0 = (warp % Traits::kDqRowTiles) * 16;
-        const int dq_col_tile0 = (warp / Traits::kDqRowTiles) * kColTiles;  // in n8 tiles
-        const uint32_t ds_a = (s_ds + (dq_row0 + a_row) * Traits::kScoreRowBytes) | a_phase;
-        float acc_dq[kColTiles][4];
+    // P = exp2(S * scale_log2 - LSE), dS = P * (dP - delta), in place. Element (mt, nt, e) is
+    // query m0 + sdp_m0 + mt*16 + g + (e/2)*8 and key n0 + sdp_n0 + nt*8 + 2t + e%2. Keys past Skv,
+    // queries past Sq (zero-filled, LSE 0) and causal keys after the query get P = 0.
+    const bool masked =
+        m0 + kBlockM > seq_q || n0 + kBlockN > seq_kv || (kCausal && n0 + kBlockN - 1 > m0);
+    const float* lse = s_lse + stage * kBlockM;
+    const float* delta = s_delta + stage * kBlockM;
 #pragma unroll
-        for (int nt = 0; nt < kColTiles; ++nt)
+    for (int mt = 0; mt < kSdpMTiles; ++mt)
 #pragma unroll
-          for (int e = 0; e < 4; ++e) acc_dq[nt][e] = 0.f;
+      for (int half = 0; half < 2; ++half) {
+        const int row = sdp_m0 + mt * 16 + g + half * 8;
+        const float row_lse = lse[row];
+        const float row_delta = delta[row];
 #pragma unroll
-        for (int kk = 0; kk < kBlockN / 16; ++kk) {
-          uint32_t dsf[4];
-          ldmatrix_x4(dsf, swizzled_pair(ds_a, kk));
+        for (int nt = 0; nt < kSdpNTiles; ++nt)
 #pragma unroll
-          for (int d16 = 0; d16 < kColTiles / 2; ++d16) {
-            uint32_t kb[4];
-            ldmatrix_x4_trans(kb, swizzled_pair(k_bt, dq_col_tile0 / 2 + d16) + kk * 16 * kRowBytes);
-            mma_16816<T>(acc_dq[2 * d16], dsf, kb[0], kb[1]);
-            mma_16816<T>(acc_dq[2 * d16 + 1], dsf, kb[2], kb[3]);
+          for (int e = 2 * half; e < 2 * half + 2; ++e) {
+            float prob = fast_exp2(fmaf(acc_s[mt][nt][e], scale_log2, -row_lse));
+            if (masked) {
+              const int query = m0 + row;
+              const int key = n0 + sdp_n0 + nt * 8 + 2 * t + e % 2;
+              if (query >= seq_q || key >= seq_kv || (kCausal && key > query)) prob = 0.f;
+            }
+            acc_s[mt][nt][e] = prob;
+            acc_dp[mt][nt][e] = prob * (acc_dp[mt][nt][e] - row_delta);
           }
-        }
+      }
+
+      // P and dS to shared memory, two keys per 32-bit store: a warp's store puts rows g (8 of
+      // them, phases 0-7) in 8 different chunks, 4 words each: every bank once.
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const int m = m0 + dq_row0 + g + half * 8;
-          if (m >= seq_q) continue;
-          float* dq_row = a.dq_accum + (row0 + m) * D + dq_col_tile0 * 8;
+    for (int mt = 0; mt < kSdpMTiles; ++mt)
 #pragma unroll
-          for (int nt = 0; nt < kColTiles; ++nt) {
-            atomicAdd(dq_row + nt * 8 + 2 * t, acc_dq[nt][2 * half]);
-            atomicAdd(dq_row + nt * 8 + 2 * t + 1, acc_dq[nt][2 * half + 1]);
-          }
+      for (int half = 0; half < 2; ++half) {
+        const int row = sdp_m0 + mt * 16 + g + half * 8;  // row % 8 == g
+#pragma unroll
+        for (int nt = 0; nt < kSdpNTiles; ++nt) {
+          const int chunk = sdp_n0 / 8 + nt;
+          const int offset = row * kScoreRowBytes + ((chunk ^ g) * 16) + t * 4;
+          *reinterpret_cast<uint32_t*>(smem + Traits::kPOffset + offset) =
+              pack2<T>(acc_s[mt][nt][2 * half], acc_s[mt][nt][2 * half + 1]);
+          *reinterpret_cast<uint32_t*>(smem + Traits::kDsOffset + offset) =
+              pack2<T>(acc_dp[mt][nt][2 * half], acc_dp[mt][nt][2 * half + 1]);
         }
+      }
+    __syncthreads();  // P and dS complete
+
+    // dV += P^T dO and dK += dS^T Q: kKvKeys keys by kKvDims columns per warp.
+#pragma unroll 2
+    for (int kk = 0; kk < kBlockM / 16; ++kk) {
+      uint32_t pa[kKvMTiles][4];
+      uint32_t dsa[kKvMTiles][4];
+#pragma unroll
+      for (int mt = 0; mt < kKvMTiles; ++mt) {
+        ldmatrix_x4_trans(pa[mt], swizzled_pair(p_at, kv_n0 / 16 + mt) + kk * 16 * kScoreRowBytes);
+        ldmatrix_x4_trans(dsa[mt],
+                          swizzled_pair(ds_at, kv_n0 / 16 + mt) + kk * 16 * kScoreRowBytes);
+      }
+#pragma unroll
+      for (int d16 = 0; d16 < kKvNTiles / 2; ++d16) {
+        uint32_t dob[4];
+        uint32_t qb[4];
+        ldmatrix_x4_trans(dob,
+                          swizzled_pair(do_bt + q_stage, kv_d0 / 16 + d16) + kk * 16 * kRowBytes);
+        ldmatrix_x4_trans(qb,
+                          swizzled_pair(q_bt + q_stage, kv_d0 / 16 + d16) + kk * 16 * kRowBytes);
+#pragma unroll
+        for (int mt = 0; mt < kKvMTiles; ++mt) {
+          mma_16816<T>(acc_dv[mt][2 * d16], pa[mt], dob[0], dob[1]);
+          mma_16816<T>(acc_dv[mt][2 * d16 + 1], pa[mt], dob[2], dob[3]);
+          mma_16816<T>(acc_dk[mt][2 * d16], dsa[mt], qb[0], qb[1]);
+          mma_16816<T>(acc_dk[mt][2 * d16 + 1], dsa[mt], qb[2], qb[3]);
+        }
+      }
+    }
+
+    // dQ += dS K: 16 queries by kDqDims columns per warp, into the accumulator.
+    float acc_dq[kDqNTiles][4];
+#pragma unroll
+    for (int nt = 0; nt < kDqNTiles; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc_dq[nt][e] = 0.f;
+#pragma unroll 2
+    for (int kk = 0; kk < kBlockN / 16; ++kk) {
+      uint32_t dsf[4];
+      ldmatrix_x4(dsf, swizzled_pair(ds_a, kk));
+#pragma unroll
+      for (int d16 = 0; d16 < kDqNTiles / 2; ++d16) {
+        uint32_t kb[4];
+        ldmatrix_x4_trans(kb, swizzled_pair(k_bt, dq_d0 / 16 + d16) + kk * 16 * kRowBytes);
+        mma_16816<T>(acc_dq[2 * d16], dsf, kb[0], kb[1]);
+        mma_16816<T>(acc_dq[2 * d16 + 1], dsf, kb[2], kb[3]);
+      }
+    }
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = dq_m0 + g + half * 8;
+      if (m0 + row >= seq_q) continue;
+      float* dq_row = a.dq_accum + (row0 + row) * D + dq_d0 + 2 * t;
+#pragma unroll
+      for (int nt = 0; nt < kDqNTiles; ++nt) {
+#if __CUDA_ARCH__ >= 900
+        if (dq_pairs) {
+          atomicAdd(reinterpret_cast<float2*>(dq_row + nt * 8),
+                    make_float2(acc_dq[nt][2 * half], acc_dq[nt][2 * half + 1]));
+          continue;
+        }
+#endif
+        atomicAdd(dq_row + nt * 8, acc_dq[nt][2 * half]);
+        atomicAdd(dq_row + nt * 8 + 1, acc_dq[nt][2 * half + 1]);
       }
     }
   }
@@ -300,33 +416,38 @@ __global__ void __launch_bounds__(Traits::kNThreads)
 
   // dK = scale * dS^T Q (dS was left unscaled), dV as summed; rows past Skv are not written.
 #pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    const int key = n0 + warp_key0 + g + half * 8;
-    if (key >= seq_kv) continue;
-    T* dk_row = a.dk + kv_offset + static_cast<int64_t>(warp_key0 + g + half * 8) * D;
-    T* dv_row = a.dv + kv_offset + static_cast<int64_t>(warp_key0 + g + half * 8) * D;
+  for (int mt = 0; mt < kKvMTiles; ++mt)
 #pragma unroll
-    for (int nt = 0; nt < kNTilesD; ++nt) {
-      *reinterpret_cast<uint32_t*>(dk_row + nt * 8 + 2 * t) =
-          pack2<T>(acc_dk[nt][2 * half] * p.scale, acc_dk[nt][2 * half + 1] * p.scale);
-      *reinterpret_cast<uint32_t*>(dv_row + nt * 8 + 2 * t) =
-          pack2<T>(acc_dv[nt][2 * half], acc_dv[nt][2 * half + 1]);
+    for (int half = 0; half < 2; ++half) {
+      const int key = kv_n0 + mt * 16 + g + half * 8;
+      if (n0 + key >= seq_kv) continue;
+      T* dk_row = a.dk + kv_offset + static_cast<int64_t>(key) * D + kv_d0 + 2 * t;
+      T* dv_row = a.dv + kv_offset + static_cast<int64_t>(key) * D + kv_d0 + 2 * t;
+#pragma unroll
+      for (int nt = 0; nt < kKvNTiles; ++nt) {
+        *reinterpret_cast<uint32_t*>(dk_row + nt * 8) =
+            pack2<T>(acc_dk[mt][nt][2 * half] * p.scale, acc_dk[mt][nt][2 * half + 1] * p.scale);
+        *reinterpret_cast<uint32_t*>(dv_row + nt * 8) =
+            pack2<T>(acc_dv[mt][nt][2 * half], acc_dv[mt][nt][2 * half + 1]);
+      }
     }
-  }
 }
 
 // The main kernel for head dim kHeadDim on `b`'s dtype and causal flag: one CTA per key block of
 // each (batch, KV head).
 template <int kHeadDim>
-cudaError_t launch_flash_backward_main(const FusedBackward& b, const float* delta, float* dq_accum) {
-  using Traits = FlashBwdTraits<kHeadDim>;
+cudaError_t launch_flash_backward_main(const FusedBackward& b, const float* delta,
+                                       float* dq_accum) {
+  using Traits = typename FlashBwdConfig<kHeadDim>::Traits;
   return dispatch_dtype(b.dtype, [&](auto type) {
     using T = typename decltype(type)::type;
     auto* const causal = flash_bwd_kernel<Traits, T, true>;
     auto* const full = flash_bwd_kernel<Traits, T, false>;
     static const cudaError_t attr = [&] {
-      const cudaError_t c = cudaFuncSetAttribute(causal, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
-      const cudaError_t n = cudaFuncSetAttribute(full, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+      const cudaError_t c = cudaFuncSetAttribute(
+          causal, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
+      const cudaError_t n = cudaFuncSetAttribute(full, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 Traits::kSmemBytes);
       return c != cudaSuccess ? c : n;
     }();
     if (attr != cudaSuccess) return attr;
@@ -342,7 +463,8 @@ cudaError_t launch_flash_backward_main(const FusedBackward& b, const float* delt
                                static_cast<T*>(b.dv)};
     const dim3 grid(static_cast<unsigned>((b.shape.seq_kv + Traits::kBlockN - 1) / Traits::kBlockN),
                     static_cast<unsigned>(b.shape.kv_heads), static_cast<unsigned>(b.shape.batch));
-    (b.shape.causal ? causal : full)<<<grid, Traits::kNThreads, Traits::kSmemBytes, b.stream>>>(args);
+    (b.shape.causal ? causal
+                    : full)<<<grid, Traits::kNThreads, Traits::kSmemBytes, b.stream>>>(args);
     return cudaGetLastError();
   });
 }
