@@ -1,4 +1,4 @@
-// The flash backward (FlashAttention-2 design, sm_80+; the main kernel's v2 not yet run on a GPU):
+// The flash backward (FlashAttention-2 design, sm_80+; docs/kernel-notes.md has each version's figures):
 // three kernels, as FA2's. A preprocess computes delta = rowsum(dO * O) and zeroes the fp32 dQ
 // accumulator; the main kernel (one CTA per key block of a KV head) writes dK and dV and adds
 // dS K into the accumulator; a last kernel writes dQ = scale * accumulator in the dtype.
