@@ -30,7 +30,7 @@ std::string launches_text(const CaseResult& c) {
   if (!c.profile || c.profile->forwards.empty()) return "";
   const double launches = c.profile->kernels_per_forward() + c.profile->memcpys_per_forward() +
                           c.profile->memsets_per_forward();
-  return fmt::format(" for {:g} launches", launches);
+  return fmt::format(" for {:g} launch{}", launches, launches == 1 ? "" : "es");
 }
 
 }  // namespace
