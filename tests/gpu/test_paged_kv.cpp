@@ -1,7 +1,8 @@
 // The paged KV cache on the GPU: the scatter puts every key of contiguous K and V on the page the
 // block table names, zeros past each sequence's end; a paged case runs only on a backend that
 // reads pages, which gets K and V in pages alone and is verified against the contiguous reference;
-// every other backend is skipped with the reason. Odd lengths: Skv 17, 1000, 4097; pages 16, 64.
+// every other backend is skipped with the reason, and so is a case a backend declines only while
+// preparing it. Odd lengths: Skv 17, 1000, 4097; pages 16, 64.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -16,6 +17,7 @@
 #include "gpu/device_buffer.h"
 #include "gpu/device_query.h"
 #include "gpu/problem_shape.h"
+#include "model/errors.h"
 #include "gpu_test_support.h"
 #include "paged_gather.h"
 #include "random_fill.h"
@@ -165,6 +167,32 @@ TEST(PagedKv, EveryBackendReadsPagesOrIsSkippedWithTheReason) {
     ++verified;
   }
   if (verified == 0) GTEST_SKIP() << "no backend of this build reads a paged K/V cache here yet (issue 32)";
+}
+
+// A backend that finds only in prepare() that it cannot run a case, as cuDNN does when no engine
+// takes a graph: the case is skipped with its reason, never failed and never run.
+class DecliningBackend final : public Backend {
+ public:
+  void prepare(const Problem&, cudaStream_t) override {
+    throw CaseDeclined("no engine takes this graph");
+  }
+  void run(const AttentionTensors&, cudaStream_t) override {
+    ADD_FAILURE() << "a declined case ran";
+  }
+};
+
+TEST(PagedKv, ACaseDeclinedInPrepareIsSkippedWithTheReason) {
+  BackendEntry entry = test_backend_entry("declining", "declines in prepare",
+                                          [](const std::string&) -> std::unique_ptr<Backend> {
+                                            return std::make_unique<DecliningBackend>();
+                                          });
+  entry.reads_paged_kv = true;
+  for (const CaseResult& r : run_paged({{&entry, false}}, {64})) {
+    SCOPED_TRACE(r.problem.shape_label());
+    EXPECT_EQ(r.status, CaseStatus::skipped);
+    EXPECT_EQ(r.reason, "no engine takes this graph");
+    EXPECT_FALSE(r.verification.has_value());
+  }
 }
 
 }  // namespace
