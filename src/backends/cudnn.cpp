@@ -21,6 +21,7 @@ const BackendEntry& cudnn_backend_entry() {
       .create = create_cudnn_backend,
       .variants = cudnn_engine_variants,
       .pytorch_path = "cudnn",
+      .reads_paged_kv = true,  // through cuDNN's paged cache load (cudnn/paged_kv_graph.h)
 #else
 #ifdef SDPA_CUDNN_TURNED_OFF
       .not_built_reason = "the build turned cuDNN off (-DSDPA_WITH_CUDNN=OFF)",

@@ -25,4 +25,12 @@ class ApiError : public std::runtime_error {
   ApiError(const char* api, const char* call, const char* file, int line, const std::string& msg);
 };
 
+// A backend that learns only while preparing a case that it cannot run it (cuDNN proposes no
+// engine for a graph its unsupported() could not rule out without a GPU): the runner skips the case
+// with this reason, as if unsupported() had given it. Never reaches main.
+class CaseDeclined : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace sdpa

@@ -10,6 +10,7 @@
 #include "gpu/device_buffer.h"
 #include "gpu/problem_shape.h"
 #include "measure/l2_clean.h"
+#include "model/errors.h"
 #include "model/range_name.h"
 #include "profile/counter_pass.h"
 #include "profile/host_cost.h"
@@ -102,13 +103,20 @@ class CaseRun {
     return true;
   }
 
-  void prepare() {
+  // False, the case skipped with the backend's reason, when the backend declines it here.
+  bool prepare() {
     const HostStopwatch setup;
     backend_ = entry_.create(variant_);
-    backend_->prepare(p_, stream_);
+    try {
+      backend_->prepare(p_, stream_);
+    } catch (const CaseDeclined& e) {
+      result.reason = e.what();
+      return false;
+    }
     SDPA_CHECK_CUDA(cudaStreamSynchronize(stream_));
     host_.setup_ms = setup.elapsed_us() / 1e3;
     result.setup = backend_->setup();
+    return true;
   }
 
   // A graph case: one call as the backend makes it (a warm-up that takes lazy one-time work, such
@@ -272,8 +280,7 @@ CaseResult run_case(const BackendEntry& entry, const std::string& variant, const
                     CuptiSession* profiler, CounterSession* counters,
                     std::optional<L2Clean>& l2_clean, ActivityRecords* records) {
   CaseRun run(entry, variant, p, device, data, stream);
-  if (!run.admit()) return run.result;
-  run.prepare();
+  if (!run.admit() || !run.prepare()) return run.result;
   if (p.launch == LaunchMode::graph && !run.capture()) return run.result;
   if (!run.verify_first_call(free_before_problem)) return run.result;
   if (profiler != nullptr) run.profile(*profiler, records);
@@ -446,6 +453,9 @@ SweepResult run_sweep(const SweepPlan& plan, const DeviceInfo& device, uint64_t 
         }
         try {
           variants = entry.variants(p);
+        } catch (const CaseDeclined& e) {
+          finish(unrun(choice, CaseStatus::skipped, e.what()));
+          continue;
         } catch (const ApiError& e) {
           finish(
               unrun(choice, CaseStatus::failed, fmt::format("listing its variants: {}", e.what())));

@@ -14,9 +14,12 @@
 
 #include "backends/cudnn.h"
 #include "backends/cudnn/cudnn_library.h"
+#include "backends/cudnn/paged_kv_graph.h"
 #include "backends/cudnn/sdpa_backward_graph.h"
 #include "backends/cudnn/sdpa_graph.h"
 #include "fake_cudnn/fake_cudnn.h"
+#include "gpu/problem_shape.h"
+#include "paged_kv.h"
 
 namespace sdpa {
 namespace {
@@ -66,9 +69,11 @@ Tensor tensor(cudnnBackendDescriptor_t d) {
 }
 
 struct Op {
-  std::string kind;  // "matmul", "reshape", "sum", "max", or the pointwise mode: "MUL", "EXP", ...
-  std::vector<Tensor> inputs;
+  // "matmul", "reshape", "sum", "max", "paged_load", or the pointwise mode: "MUL", "EXP", ...
+  std::string kind;
+  std::vector<Tensor> inputs;  // a paged load's: container, page table, sequence lengths
   Tensor output;
+  int64_t m_override = 0, n_override = 0, k_override = 0;  // a matmul's override tensors' uids
 };
 
 std::string pointwise_name(cudnnPointwiseMode_t mode) {
@@ -77,7 +82,8 @@ std::string pointwise_name(cudnnPointwiseMode_t mode) {
       {CUDNN_POINTWISE_MUL, "MUL"},         {CUDNN_POINTWISE_DIV, "DIV"},
       {CUDNN_POINTWISE_EXP, "EXP"},         {CUDNN_POINTWISE_LOG, "LOG"},
       {CUDNN_POINTWISE_CMP_GE, "CMP_GE"},   {CUDNN_POINTWISE_BINARY_SELECT, "SELECT"},
-      {CUDNN_POINTWISE_GEN_INDEX, "INDEX"}, {CUDNN_POINTWISE_IDENTITY, "IDENTITY"}};
+      {CUDNN_POINTWISE_GEN_INDEX, "INDEX"}, {CUDNN_POINTWISE_IDENTITY, "IDENTITY"},
+      {CUDNN_POINTWISE_CMP_LT, "CMP_LT"},   {CUDNN_POINTWISE_LOGICAL_AND, "AND"}};
   return names.contains(mode) ? names.at(mode)
                               : "pointwise " + std::to_string(static_cast<int>(mode));
 }
@@ -92,11 +98,25 @@ Op operation(cudnnBackendDescriptor_t d) {
   };
   Op op;
   switch (fc::record(d).type) {
-    case CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR:
+    case CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR: {
       op.kind = "matmul";
       in(CUDNN_ATTR_OPERATION_MATMUL_ADESC, op.inputs);
       in(CUDNN_ATTR_OPERATION_MATMUL_BDESC, op.inputs);
       op.output = out(CUDNN_ATTR_OPERATION_MATMUL_CDESC);
+      const auto override_uid = [&](cudnnBackendAttributeName_t name) -> int64_t {
+        return fc::record(d).attributes.contains(name) ? out(name).uid : 0;
+      };
+      op.m_override = override_uid(CUDNN_ATTR_OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC);
+      op.n_override = override_uid(CUDNN_ATTR_OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC);
+      op.k_override = override_uid(CUDNN_ATTR_OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC);
+      break;
+    }
+    case CUDNN_BACKEND_OPERATION_PAGED_CACHE_LOAD_DESCRIPTOR:
+      op.kind = "paged_load";
+      in(CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_CONTAINER_DESC, op.inputs);
+      in(CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_PAGE_TABLE_DESC, op.inputs);
+      in(CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_SEQUENCE_DESC, op.inputs);
+      op.output = out(CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_YDESC);
       break;
     case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:
       op.kind = "reshape";
@@ -320,7 +340,7 @@ TEST_F(CudnnGraphs, VariantPacksBindEveryRealTensor) {
         packed_uids(sdpa_backward_variant_pack(t, g, causal, {memory, memory, memory, memory}, {})),
         real_uids(operations(*backward)));
     const auto forward = build_sdpa_graph(p, handle_->get());
-    EXPECT_EQ(packed_uids(sdpa_variant_pack(t, causal, memory, {}, memory)),
+    EXPECT_EQ(packed_uids(sdpa_variant_pack(t, causal, {memory, memory, {}}, {})),
               real_uids(operations(*forward)));
   }
 }
@@ -353,6 +373,170 @@ TEST(CudnnBackward, DeclinesWhatCudnnsBackwardRefuses) {
   EXPECT_FALSE(sdpa_backward_unsupported(problem(2, 2, 1, 17, true), 91900).has_value());
   EXPECT_TRUE(dq_accum_needs_zeroing(90500));
   EXPECT_FALSE(dq_accum_needs_zeroing(91400));
+}
+
+// A decode shape of the paged preset's kind, with Skv not a multiple of the page size: 1000 keys
+// in 63 pages of 16, the last holding 8.
+Problem paged_problem(bool causal) {
+  Problem p = problem(32, 8, 1, 1000, causal);
+  p.batch = 3;
+  p.head_dim = 128;
+  p.page_size = 16;
+  p.pass = AttentionPass::forward;
+  return p;
+}
+
+const std::vector<std::string> kPagedForwardOps{
+    "paged_load", "matmul",     "MUL",  // Kᵀ from the K pool; Q·Kᵀ × scale
+    "INDEX",      "INDEX",      "CMP_LT", "CMP_LT", "AND", "SELECT",  // the padding mask
+    "max",        "SUB",        "EXP",    "sum",    "LOG", "ADD",     // softmax and its statistics
+    "DIV",        "paged_load", "matmul"};                            // P; V from the V pool; P·V
+
+TEST_F(CudnnGraphs, PagedForwardLoadsKAndVThroughTheBlockTable) {
+  const Problem p = paged_problem(false);
+  const auto graph = build_sdpa_graph(p, handle_->get());
+  const std::vector<Op> ops = operations(*graph);
+  EXPECT_EQ(kinds(ops), kPagedForwardOps);
+  std::set<int64_t> reads, writes;
+  expect_well_formed(ops, reads, writes);
+  EXPECT_EQ(reads, (std::set<int64_t>{kUidQ, kUidKPool, kUidVPool, kUidBlockTable, kUidSeqLenQ,
+                                      kUidSeqLenKv, kUidScale, kUidNegInf}));
+  EXPECT_EQ(writes, (std::set<int64_t>{kUidO, kUidStats}));
+  expect_matmuls_agree(ops);
+
+  // The pools are our pages as they lie: [B*P pages, Hkv, page_size, D], kernels/paged_kv.h's
+  // strides.
+  const PagedKvLayout l = paged_kv_layout(attention_shape(p), p.page_size);
+  ASSERT_EQ(l.pages_per_sequence, 63);  // ceil(1000 / 16): the table covers the partial last page
+  const Op& load_k = ops[0];
+  const Op& load_v = ops[16];
+  for (const auto& [load, pool] : {std::pair{&load_k, kUidKPool}, std::pair{&load_v, kUidVPool}}) {
+    ASSERT_EQ(load->inputs.size(), 3u);
+    const Tensor& container = load->inputs[0];
+    EXPECT_EQ(container.uid, pool);
+    EXPECT_FALSE(container.is_virtual);
+    EXPECT_EQ(container.type, CUDNN_DATA_BFLOAT16);
+    EXPECT_EQ(container.dims, (std::vector<int64_t>{3 * 63, 8, 16, 128}));
+    EXPECT_EQ(container.strides,
+              (std::vector<int64_t>{l.page_stride, l.head_stride, l.row_stride, 1}));
+    EXPECT_EQ(container.strides, (std::vector<int64_t>{8 * 16 * 128, 16 * 128, 128, 1}));
+    // One int32 table [B, P] for both, seen as [B, 1, P, 1]; pages counted per sequence.
+    const Tensor& table = load->inputs[1];
+    EXPECT_EQ(table.uid, kUidBlockTable);
+    EXPECT_EQ(table.type, CUDNN_DATA_INT32);
+    EXPECT_EQ(table.dims, (std::vector<int64_t>{3, 1, 63, 1}));
+    EXPECT_EQ(table.strides, (std::vector<int64_t>{63, 63, 1, 1}));
+    const Tensor& lengths = load->inputs[2];
+    EXPECT_EQ(lengths.uid, kUidSeqLenKv);
+    EXPECT_EQ(lengths.type, CUDNN_DATA_INT32);
+    EXPECT_EQ(lengths.dims, (std::vector<int64_t>{3, 1, 1, 1}));
+    EXPECT_TRUE(load->output.is_virtual);
+    EXPECT_EQ(load->output.type, CUDNN_DATA_BFLOAT16);
+  }
+  // Kᵀ [B, Hkv, D, Skv] over [B, Hkv, Skv, D] (stride[2] == 1 is how cuDNN tells it from V), V
+  // packed.
+  EXPECT_EQ(load_k.output.dims, (std::vector<int64_t>{3, 8, 128, 1000}));
+  EXPECT_EQ(load_k.output.strides, (std::vector<int64_t>{8 * 128 * 1000, 128 * 1000, 1, 128}));
+  EXPECT_EQ(load_v.output.dims, (std::vector<int64_t>{3, 8, 1000, 128}));
+  EXPECT_EQ(load_v.output.strides, (std::vector<int64_t>{8 * 1000 * 128, 1000 * 128, 128, 1}));
+
+  // The matmuls read the loads and take their sizes per sequence: Q·Kᵀ M and N, P·V M and K.
+  const Op& scores = ops[1];
+  EXPECT_EQ(scores.inputs.at(1).uid, load_k.output.uid);
+  EXPECT_EQ(scores.inputs.at(0).uid, kUidQ);
+  EXPECT_EQ(scores.m_override, kUidSeqLenQ);
+  EXPECT_EQ(scores.n_override, kUidSeqLenKv);
+  EXPECT_EQ(scores.k_override, 0);
+  const Op& output = ops[17];
+  EXPECT_EQ(output.inputs.at(1).uid, load_v.output.uid);
+  EXPECT_EQ(output.output.uid, kUidO);
+  EXPECT_EQ(output.m_override, kUidSeqLenQ);
+  EXPECT_EQ(output.n_override, 0);
+  EXPECT_EQ(output.k_override, kUidSeqLenKv);
+
+  // Padding: row < seq_len_q and column < seq_len_kv, else −inf, on the scaled scores.
+  EXPECT_EQ(ops[5].inputs.at(1).uid, kUidSeqLenQ);
+  EXPECT_EQ(ops[6].inputs.at(1).uid, kUidSeqLenKv);
+  EXPECT_EQ(ops[8].inputs.at(0).uid, ops[2].output.uid);
+  EXPECT_EQ(ops[8].inputs.at(1).uid, kUidNegInf);
+  EXPECT_EQ(ops[8].inputs.at(2).uid, ops[7].output.uid);
+  EXPECT_EQ(ops[9].inputs.at(0).uid, ops[8].output.uid);  // the softmax reads the masked scores
+}
+
+TEST_F(CudnnGraphs, PagedCausalMasksThePaddingFirst) {
+  const auto graph = build_sdpa_graph(paged_problem(true), handle_->get());
+  const std::vector<Op> ops = operations(*graph);
+  std::vector<std::string> want = kPagedForwardOps;
+  want.insert(want.begin() + 9, {"INDEX", "INDEX", "CMP_GE", "SELECT"});
+  EXPECT_EQ(kinds(ops), want);
+  EXPECT_EQ(ops[12].inputs.at(0).uid, ops[8].output.uid);  // causal over the padded scores
+  EXPECT_EQ(ops[12].inputs.at(1).uid, kUidNegInf);
+  std::set<int64_t> reads, writes;
+  expect_well_formed(ops, reads, writes);
+  EXPECT_FALSE(reads.contains(kUidK));
+  EXPECT_FALSE(reads.contains(kUidV));
+}
+
+TEST_F(CudnnGraphs, PagedVariantPackBindsThePoolsTableAndLengths) {
+  char memory[16] = {};
+  const int32_t* table = reinterpret_cast<const int32_t*>(memory + 8);
+  const PagedKv pages{{}, memory + 6, memory + 7, table};
+  const int32_t lengths[2] = {};
+  const AttentionTensors t{memory, nullptr, nullptr, memory + 3, &pages};
+  for (const bool causal : {false, true}) {
+    const auto graph = build_sdpa_graph(paged_problem(causal), handle_->get());
+    const cg::Descriptor pack =
+        sdpa_variant_pack(t, causal, {memory + 4, memory + 5, {lengths, lengths + 1}}, {});
+    EXPECT_EQ(packed_uids(pack), real_uids(operations(*graph)));
+    const std::vector<int64_t> uids =
+        values<int64_t>(pack.get(), CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS);
+    const std::vector<void*> pointers =
+        values<void*>(pack.get(), CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS);
+    std::map<int64_t, const void*> bound;
+    for (std::size_t i = 0; i < uids.size(); ++i) bound[uids[i]] = pointers.at(i);
+    EXPECT_EQ(bound.at(kUidKPool), pages.k_pool);
+    EXPECT_EQ(bound.at(kUidVPool), pages.v_pool);
+    EXPECT_EQ(bound.at(kUidBlockTable), table);
+    EXPECT_EQ(bound.at(kUidSeqLenQ), lengths);
+    EXPECT_EQ(bound.at(kUidSeqLenKv), lengths + 1);
+    EXPECT_EQ(bound.at(kUidStats), memory + 4);
+    EXPECT_EQ(values<void*>(pack.get(), CUDNN_ATTR_VARIANT_PACK_WORKSPACE).at(0), memory + 5);
+  }
+}
+
+TEST(CudnnPagedKv, VersionGateNamesTheVersions) {
+  EXPECT_EQ(cudnn_version_text(91400), "9.14.0");
+  EXPECT_EQ(cudnn_version_text(90402), "9.4.2");
+  Problem p = paged_problem(false);
+  EXPECT_EQ(paged_kv_cudnn_unsupported(p, 90402),
+            "paged K/V needs cuDNN 9.5.0 or newer, loaded 9.4.2");
+  EXPECT_EQ(paged_kv_cudnn_unsupported(p, 90500), std::nullopt);
+  EXPECT_EQ(paged_kv_cudnn_unsupported(p, 91900), std::nullopt);
+  p.head_dim = 256;
+  EXPECT_EQ(paged_kv_cudnn_unsupported(p, 90900),
+            "paged K/V at head dim 256 (above 128) needs cuDNN 9.10.0 or newer, loaded 9.9.0");
+  EXPECT_EQ(paged_kv_cudnn_unsupported(p, 91000), std::nullopt);
+  p.pass = AttentionPass::forward_backward;
+  EXPECT_TRUE(paged_kv_cudnn_unsupported(p, 91900).has_value());
+  Problem contiguous = problem(4, 4, 17, 17, false);
+  contiguous.pass = AttentionPass::forward;
+  EXPECT_EQ(paged_kv_cudnn_unsupported(contiguous, 90000), std::nullopt);
+}
+
+TEST_F(CudnnGraphs, RegistryRunsPagesAndCountsTheLengths) {
+  const BackendEntry& cudnn = cudnn_backend_entry();
+  EXPECT_TRUE(cudnn.reads_paged_kv);
+  DeviceInfo h200;
+  h200.cc_major = 9;
+  const Problem paged = paged_problem(false);
+  EXPECT_EQ(cannot_run(cudnn, paged, h200), std::nullopt);  // the stand-in says 9.19.0
+  Problem contiguous = paged;
+  contiguous.page_size = 0;
+  EXPECT_EQ(cudnn.workspace_bytes(paged) - cudnn.workspace_bytes(contiguous),
+            2 * 3 * sizeof(int32_t));
+  Problem backward = paged;
+  backward.pass = AttentionPass::backward;
+  EXPECT_TRUE(cannot_run(cudnn, backward, h200).has_value());
 }
 
 }  // namespace

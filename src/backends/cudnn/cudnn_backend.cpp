@@ -1,14 +1,17 @@
 #include "backends/cudnn/cudnn_backend.h"
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "backends/cudnn/cudnn_check.h"
 #include "backends/cudnn/cudnn_library.h"
+#include "backends/cudnn/paged_kv_graph.h"
 #include "backends/cudnn/sdpa_backward_graph.h"
 #include "backends/cudnn/sdpa_graph.h"
 #include "gpu/check.h"
@@ -37,6 +40,38 @@ std::size_t row_count(const Problem& p) { return static_cast<std::size_t>(p.batc
 std::string plan_text(const SdpaPlan& plan) {
   return fmt::format("{} ({}; {} config{} tried), workspace {} B", plan.engine.text(), plan.chosen_by,
                      plan.configs_tried, plan.configs_tried == 1 ? "" : "s", plan.workspace_bytes);
+}
+
+// A paged graph's per-sequence lengths on the device: every sequence holds Sq queries, Skv keys.
+class DeviceSequenceLengths {
+ public:
+  DeviceSequenceLengths() = default;
+  explicit DeviceSequenceLengths(const Problem& p)
+      : q_(static_cast<std::size_t>(p.batch) * sizeof(int32_t)), kv_(q_.bytes()) {
+    const auto upload = [&](DeviceBuffer& to, int64_t length) {
+      const std::vector<int32_t> lengths(static_cast<std::size_t>(p.batch),
+                                         static_cast<int32_t>(length));
+      SDPA_CHECK_CUDA(cudaMemcpy(to.get(), lengths.data(), to.bytes(), cudaMemcpyHostToDevice));
+    };
+    upload(q_, p.seq_q);
+    upload(kv_, p.seq_kv);
+  }
+  SequenceLengths view() const { return {q_.as<int32_t>(), kv_.as<int32_t>()}; }
+
+ private:
+  DeviceBuffer q_, kv_;
+};
+
+// A graph cuDNN could not be asked about without a GPU: no plan for it declines the case (skipped
+// with cuDNN's reason), where a contiguous graph's would be a failure.
+template <typename Build>
+auto declined_without_plan(const Problem& p, Build build) {
+  try {
+    return build();
+  } catch (const ApiError& e) {
+    throw CaseDeclined(fmt::format("cuDNN {} has no plan for the paged K/V graph of {}: {}",
+                                   cudnn_version_text(cudnn().version), p.shape_label(), e.what()));
+  }
 }
 
 // The process's cuDNN handle and its plans, keyed by case: the forward's heuristics' first choice
@@ -112,8 +147,12 @@ class CudnnBackend final : public Backend {
 
   void prepare(const Problem& problem, cudaStream_t) override {
     CudnnSession& session = CudnnSession::get();
-    plan_ = session.plan(problem, variant_);
+    plan_ = problem.paged()
+                ? declined_without_plan(problem, [&] { return session.plan(problem, variant_); })
+                : session.plan(problem, variant_);
     causal_ = problem.causal;
+    page_size_ = problem.page_size;
+    lengths_ = problem.paged() ? DeviceSequenceLengths(problem) : DeviceSequenceLengths();
     bound_ = {};
     scalars_ = SdpaScalars{static_cast<float>(problem.softmax_scale()), masked_score_value(cudnn().version)};
     // Written by every forward; the backward reads the last one's.
@@ -129,6 +168,9 @@ class CudnnBackend final : public Backend {
                    ? fmt::format("{}, cuDNN {}", plan_text(*plan_), cudnn().version)
                    : fmt::format("forward {}; backward {}; cuDNN {}", plan_text(*plan_), plan_text(*backward_plan_),
                                  cudnn().version);
+    if (page_size_ > 0)
+      s.config +=
+          fmt::format(", paged K/V (pages of {} through cuDNN's paged cache load)", page_size_);
     s.times_ms = {{"handle", CudnnSession::get().handle_ms()},
                   {"graph", plan_->graph_ms},
                   {"heuristics", plan_->heuristics_ms},
@@ -144,7 +186,7 @@ class CudnnBackend final : public Backend {
   void run(const AttentionTensors& t, cudaStream_t stream) override {
     CudnnSession& session = CudnnSession::get();
     session.bind(stream);
-    if (t.q != bound_.q || t.k != bound_.k || t.v != bound_.v || t.o != bound_.o) bind(t);
+    if (!same(t, bound_)) bind(t);
     SDPA_CHECK_CUDNN(cudnn().cudnnBackendExecute(session.handle(), plan_->plan.get(), pack_.get()));
   }
 
@@ -160,7 +202,7 @@ class CudnnBackend final : public Backend {
 
  private:
   static bool same(const AttentionTensors& a, const AttentionTensors& b) {
-    return a.q == b.q && a.k == b.k && a.v == b.v && a.o == b.o;
+    return a.q == b.q && a.k == b.k && a.v == b.v && a.o == b.o && a.paged == b.paged;
   }
   static bool same(const GradientTensors& a, const GradientTensors& b) {
     return a.d_out == b.d_out && a.dq == b.dq && a.dk == b.dk && a.dv == b.dv;
@@ -179,7 +221,8 @@ class CudnnBackend final : public Backend {
 
   // The variant packs name the buffers the plans run on; rebuilt only when they change.
   void bind(const AttentionTensors& t) {
-    pack_ = sdpa_variant_pack(t, causal_, stats_.get(), scalars_, workspace_.get());
+    pack_ =
+        sdpa_variant_pack(t, causal_, {stats_.get(), workspace_.get(), lengths_.view()}, scalars_);
     bound_ = t;
   }
   void bind_backward(const AttentionTensors& t, const GradientTensors& g) {
@@ -192,6 +235,8 @@ class CudnnBackend final : public Backend {
   std::string variant_;
   std::shared_ptr<const SdpaPlan> plan_;
   bool causal_ = false;
+  int64_t page_size_ = 0;          // 0: contiguous K and V
+  DeviceSequenceLengths lengths_;  // a paged graph's
   SdpaScalars scalars_;
   DeviceBuffer stats_;
   DeviceBuffer workspace_;
@@ -219,6 +264,7 @@ std::optional<std::string> cudnn_unsupported(const Problem& p, const DeviceInfo&
   if (p.head_dim % 8 != 0 || p.head_dim > max_head_dim)
     return fmt::format("head dim {}: cuDNN's fused attention takes multiples of 8 up to {} on sm_{}", p.head_dim,
                        max_head_dim, device.arch());
+  if (auto paged = paged_kv_cudnn_unsupported(p, cudnn().version)) return paged;
   if (p.has_backward()) return sdpa_backward_unsupported(p, cudnn().version);
   return std::nullopt;
 }
@@ -226,13 +272,19 @@ std::optional<std::string> cudnn_unsupported(const Problem& p, const DeviceInfo&
 std::size_t cudnn_workspace_bytes(const Problem& p) {
   // The softmax statistics, and with a backward its rowsum(dO ∘ O) and fp32 dQ accumulator; the
   // plans' own workspaces are known only once they are built (256 B seen for the forward).
-  return row_count(p) * sizeof(float) + (p.has_backward() ? sdpa_backward_buffer_bytes(p) : 0);
+  // A paged graph's two int32 length tensors are B each.
+  return row_count(p) * sizeof(float) + (p.has_backward() ? sdpa_backward_buffer_bytes(p) : 0) +
+         (p.paged() ? 2 * static_cast<std::size_t>(p.batch) * sizeof(int32_t) : 0);
 }
 
 std::unique_ptr<Backend> create_cudnn_backend(const std::string& variant) {
   return std::make_unique<CudnnBackend>(variant);
 }
 
-std::vector<std::string> cudnn_engine_variants(const Problem& p) { return CudnnSession::get().every_variant(p); }
+std::vector<std::string> cudnn_engine_variants(const Problem& p) {
+  if (p.paged())
+    return declined_without_plan(p, [&] { return CudnnSession::get().every_variant(p); });
+  return CudnnSession::get().every_variant(p);
+}
 
 }  // namespace sdpa

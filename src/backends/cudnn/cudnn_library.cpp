@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-
 namespace sdpa {
 namespace {
 
@@ -83,6 +82,10 @@ std::string cudnn_status_text(int status) {
   std::string text = name != nullptr ? name : fmt::format("cuDNN status {}", status);
   if (const std::string last = cudnn_last_error(); !last.empty()) text += ": " + last;
   return text;
+}
+
+std::string cudnn_version_text(std::size_t version) {
+  return fmt::format("{}.{}.{}", version / 10000, version % 10000 / 100, version % 100);
 }
 
 }  // namespace sdpa

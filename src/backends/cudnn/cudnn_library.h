@@ -41,4 +41,7 @@ std::string cudnn_last_error();
 // The loaded library's name for a status, then its last error message.
 std::string cudnn_status_text(int status);
 
+// "9.14.0" for cudnnGetVersion's 91400.
+std::string cudnn_version_text(std::size_t version);
+
 }  // namespace sdpa

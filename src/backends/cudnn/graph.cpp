@@ -46,6 +46,8 @@ const char* descriptor_name(cudnnBackendDescriptorType_t type) {
       return "OPERATION_REDUCTION";
     case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:
       return "OPERATION_RESHAPE";
+    case CUDNN_BACKEND_OPERATION_PAGED_CACHE_LOAD_DESCRIPTOR:
+      return "OPERATION_PAGED_CACHE_LOAD";
     default:
       return "descriptor";
   }
@@ -210,15 +212,21 @@ const Descriptor& OperationGraph::scalar(int64_t uid) {
 }
 
 const Descriptor& OperationGraph::matmul(const Descriptor& a, const Descriptor& b,
-                                         const Descriptor& c) {
+                                         const Descriptor& c, const MatmulOverrides& overrides) {
   Descriptor mm(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
   mm.set_data_type(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_DATA_FLOAT).finalize();
   Descriptor op(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
   op.set_descriptor(CUDNN_ATTR_OPERATION_MATMUL_ADESC, a)
       .set_descriptor(CUDNN_ATTR_OPERATION_MATMUL_BDESC, b)
       .set_descriptor(CUDNN_ATTR_OPERATION_MATMUL_CDESC, c)
-      .set_descriptor(CUDNN_ATTR_OPERATION_MATMUL_DESC, mm)
-      .finalize();
+      .set_descriptor(CUDNN_ATTR_OPERATION_MATMUL_DESC, mm);
+  if (overrides.m != nullptr)
+    op.set_descriptor(CUDNN_ATTR_OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC, *overrides.m);
+  if (overrides.n != nullptr)
+    op.set_descriptor(CUDNN_ATTR_OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC, *overrides.n);
+  if (overrides.k != nullptr)
+    op.set_descriptor(CUDNN_ATTR_OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC, *overrides.k);
+  op.finalize();
   keep(std::move(mm));
   operations_.push_back(&keep(std::move(op)));
   return c;
@@ -297,6 +305,20 @@ const Descriptor& OperationGraph::reshape(const Descriptor& x, const Descriptor&
   Descriptor op(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR);
   op.set_descriptor(CUDNN_ATTR_OPERATION_RESHAPE_XDESC, x)
       .set_descriptor(CUDNN_ATTR_OPERATION_RESHAPE_YDESC, y)
+      .finalize();
+  operations_.push_back(&keep(std::move(op)));
+  return y;
+}
+
+const Descriptor& OperationGraph::paged_cache_load(const Descriptor& container,
+                                                   const Descriptor& page_table,
+                                                   const Descriptor& sequence_lengths,
+                                                   const Descriptor& y) {
+  Descriptor op(CUDNN_BACKEND_OPERATION_PAGED_CACHE_LOAD_DESCRIPTOR);
+  op.set_descriptor(CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_CONTAINER_DESC, container)
+      .set_descriptor(CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_PAGE_TABLE_DESC, page_table)
+      .set_descriptor(CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_SEQUENCE_DESC, sequence_lengths)
+      .set_descriptor(CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_YDESC, y)
       .finalize();
   operations_.push_back(&keep(std::move(op)));
   return y;

@@ -65,6 +65,15 @@ class Descriptor {
   cudnnBackendDescriptorType_t type_ = CUDNN_BACKEND_POINTWISE_DESCRIPTOR;
 };
 
+// A matmul's GEMM sizes taken per batch from int32 [B, 1, 1, 1] tensors rather than from its
+// operands' dims (sequences shorter than the dims: the padding cuDNN's paged attention needs);
+// null: the dim's own.
+struct MatmulOverrides {
+  const Descriptor* m = nullptr;
+  const Descriptor* n = nullptr;
+  const Descriptor* k = nullptr;
+};
+
 // Builds one operation graph. Tensors and operations are kept alive here for as long as the
 // graph, and so the plans built from it, exist. Operation helpers return their output tensor,
 // so that building the graph reads like the computation.
@@ -79,7 +88,8 @@ class OperationGraph {
   // A float scalar passed by value from the host.
   const Descriptor& scalar(int64_t uid);
 
-  const Descriptor& matmul(const Descriptor& a, const Descriptor& b, const Descriptor& c);
+  const Descriptor& matmul(const Descriptor& a, const Descriptor& b, const Descriptor& c,
+                           const MatmulOverrides& overrides = {});
   const Descriptor& unary(cudnnPointwiseMode_t mode, const Descriptor& x, const Descriptor& y);
   const Descriptor& binary(cudnnPointwiseMode_t mode, const Descriptor& x, const Descriptor& b,
                            const Descriptor& y, cudnnDataType_t precision = CUDNN_DATA_FLOAT);
@@ -92,6 +102,11 @@ class OperationGraph {
   const Descriptor& reduction(cudnnReduceTensorOp_t op, const Descriptor& x, const Descriptor& y);
   // y = x seen through y's dims, strides and type (a transposed view, a cast)
   const Descriptor& reshape(const Descriptor& x, const Descriptor& y);
+  // y (virtual K or V of [B, H, S, D] dims, Kᵀ with its strides swapped) = the rows of each
+  // sequence gathered from `container`'s pages [pages, H, page_size, D] in the order `page_table`
+  // (int32 [B, 1, pages per sequence, 1]) lists them, up to `sequence_lengths` (int32 [B,1,1,1]).
+  const Descriptor& paged_cache_load(const Descriptor& container, const Descriptor& page_table,
+                                     const Descriptor& sequence_lengths, const Descriptor& y);
 
   // Finalizes the graph of every operation added so far, in the order added.
   void finalize(cudnnHandle_t handle);

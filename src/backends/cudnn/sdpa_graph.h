@@ -10,6 +10,7 @@
 
 #include "backends/backend.h"
 #include "backends/cudnn/graph.h"
+#include "backends/cudnn/paged_kv_graph.h"
 #include "backends/cudnn/plans.h"
 #include "model/problem.h"
 
@@ -23,11 +24,13 @@ enum SdpaTensorUid : int64_t {
   kUidO = 4,
   kUidStats = 5,   // [B, Hq, Sq, 1] float: max + log(sum), the softmax statistics
   kUidScale = 6,   // float by value
-  kUidNegInf = 7,  // float by value, causal graphs only
+  kUidNegInf = 7,  // float by value, causal and paged graphs only
 };
 
-// Q·Kᵀ → × scale → (causal: row ≥ col ? s : −inf) → max / sub / exp / sum / div → P·V, with the
-// statistics branch log(sum) + max written to kUidStats. Finalized on `handle`.
+// Q·Kᵀ → × scale → (paged: inside the sequence ? s : −inf) → (causal: row ≥ col ? s : −inf) →
+// max / sub / exp / sum / div → P·V, with the statistics branch log(sum) + max written to
+// kUidStats. A paged problem's K and V are loaded from its pools (paged_kv_graph.h). Finalized on
+// `handle`.
 std::unique_ptr<cudnn_graph::OperationGraph> build_sdpa_graph(const Problem& p,
                                                               cudnnHandle_t handle);
 
@@ -46,8 +49,15 @@ struct SdpaScalars {
   float masked = 0;  // what masked scores become (masked_score_value)
 };
 
-// The variant pack binding `t`, the statistics buffer, the scalars and the workspace to a plan.
-cudnn_graph::Descriptor sdpa_variant_pack(const AttentionTensors& t, bool causal, void* stats,
-                                          const SdpaScalars& scalars, void* workspace);
+// What the forward's variant pack binds besides the tensors and the scalars.
+struct SdpaBuffers {
+  void* stats = nullptr;      // kUidStats
+  void* workspace = nullptr;  // the plan's
+  SequenceLengths lengths;    // a paged graph's
+};
+
+// The variant pack binding `t` (its pages when paged), the buffers and the scalars to a plan.
+cudnn_graph::Descriptor sdpa_variant_pack(const AttentionTensors& t, bool causal,
+                                          const SdpaBuffers& buffers, const SdpaScalars& scalars);
 
 }  // namespace sdpa
