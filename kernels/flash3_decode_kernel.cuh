@@ -119,30 +119,43 @@ __global__ void __launch_bounds__(kDecodeThreads, DecodeTraits<kHeadDim>::kCtasP
     cp_async_16(s_q + ld_smem + pass * kRowsPerPass * kRowBytes,
                 q + (valid ? r * D + ld_chunk * 8 : 0), valid);
   }
-  // Key block nb (counted in the split) into stage `stage`; keys past the visible ones are zeros.
-  auto load_kv = [&](int nb, int stage) {
+  // Where the thread's rows of key block nb (counted in the split) lie in K and V, or -1 past the
+  // visible keys (zero-filled). Found before the wait for the block ahead of it, so that a paged
+  // cache's table lookups overlap that wait.
+  using KvRows = int64_t[kKvPasses];
+  auto find_kv_rows = [&](int nb, KvRows& at) {
     const int n0 = (first_block + nb) * kDecodeBlockN;
-    const uint32_t s_k = s_kv + stage * Traits::kStageBytes + ld_smem;
-    const uint32_t s_v = s_k + Traits::kTileBytes;
     const bool small_pages = p.kv.small_pages();
     const int64_t block = small_pages ? 0 : p.kv.block_offset(b, h, n0);
 #pragma unroll
     for (int pass = 0; pass < kKvPasses; ++pass) {
       const int r = ld_row + pass * kRowsPerPass;
-      const bool valid = n0 + r < p.visible_keys;
-      int64_t at = 0;
-      if (valid)
-        at = (small_pages ? p.kv.small_page_offset(b, h, n0 + r) : block + r * p.kv.row_stride) +
-             ld_chunk * 8;
-      cp_async_16(s_k + pass * kRowsPerPass * kRowBytes, k + at, valid);
-      cp_async_16(s_v + pass * kRowsPerPass * kRowBytes, v + at, valid);
+      at[pass] = -1;
+      if (n0 + r < p.visible_keys)
+        at[pass] =
+            (small_pages ? p.kv.small_page_offset(b, h, n0 + r) : block + r * p.kv.row_stride) +
+            ld_chunk * 8;
+    }
+  };
+  auto load_kv = [&](const KvRows& at, int stage) {
+    const uint32_t s_k = s_kv + stage * Traits::kStageBytes + ld_smem;
+    const uint32_t s_v = s_k + Traits::kTileBytes;
+#pragma unroll
+    for (int pass = 0; pass < kKvPasses; ++pass) {
+      const bool valid = at[pass] >= 0;
+      cp_async_16(s_k + pass * kRowsPerPass * kRowBytes, k + (valid ? at[pass] : 0), valid);
+      cp_async_16(s_v + pass * kRowsPerPass * kRowBytes, v + (valid ? at[pass] : 0), valid);
     }
   };
 
   // Groups in flight: {Q, block 0}, then one per block up to kStages - 1 ahead.
+  KvRows rows_ahead;
 #pragma unroll
   for (int s = 0; s < Traits::kStages - 1; ++s) {
-    if (s < n_blocks) load_kv(s, s);
+    if (s < n_blocks) {
+      find_kv_rows(s, rows_ahead);
+      load_kv(rows_ahead, s);
+    }
     cp_async_commit();
   }
 
@@ -184,14 +197,13 @@ __global__ void __launch_bounds__(kDecodeThreads, DecodeTraits<kHeadDim>::kCtasP
 
   int stage = 0;
   for (int nb = 0; nb < n_blocks; ++nb) {
+    const int ahead = nb + Traits::kStages - 1;
+    if (ahead < n_blocks) find_kv_rows(ahead, rows_ahead);
     cp_async_wait<Traits::kStages - 2>();  // block nb landed
     __syncthreads();  // ... for every thread, and every warp is done with nb - 1
-    {
-      const int ahead = nb + Traits::kStages - 1;
-      const int ahead_stage = stage == 0 ? Traits::kStages - 1 : stage - 1;  // nb - 1's, free now
-      if (ahead < n_blocks) load_kv(ahead, ahead_stage);
-      cp_async_commit();
-    }
+    // Block `ahead` into nb - 1's stage, free now.
+    if (ahead < n_blocks) load_kv(rows_ahead, stage == 0 ? Traits::kStages - 1 : stage - 1);
+    cp_async_commit();
     const uint32_t s_k = s_kv + stage * Traits::kStageBytes;
     const uint32_t k_lane = (s_k + (warp_key0 + k_row) * kRowBytes) | k_phase;
     const uint32_t v_lane =
