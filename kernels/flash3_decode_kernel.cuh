@@ -6,7 +6,8 @@
 //   many from the shape and the SM count), each leaving a normalised partial O and its rows'
 //   log2-sum-exp2 in the workspace; the CTA that finishes a unit's splits last combines them;
 // - inside a CTA, each of the 4 warps owns 16 keys of every 64-key block (scores, online
-//   softmax, a partial O of all rows), and the warps' parts are merged in shared memory at the end;
+//   softmax, a partial O of all rows), and the warps' parts are merged in shared memory at the end
+//   (flash3_decode_combine.cuh, with the splits' combine);
 // - K and V stream through a kStages-deep cp.async ring of swizzled tiles; mma.sync m16n8k16 and
 //   ldmatrix as in the flash kernel (mma_sm80.cuh), which Hopper runs as well.
 #pragma once
@@ -19,59 +20,18 @@
 #include <cstdint>
 
 #include "dispatch.cuh"
+#include "flash3_decode_combine.cuh"
 #include "flash3_decode_plan.h"
 #include "fused_forward.h"
 #include "mma_sm80.cuh"
 
 namespace sdpa::flash3 {
 
-struct DecodeParams {
-  const void* q;
-  const void* k;  // the contiguous tensor or the page pool
-  const void* v;
-  void* o;
-  DecodeKvAddress kv;
-  DecodeWorkspace parts;
-  int heads;
-  int kv_heads;
-  int seq_q;
-  int group_rows;  // H / Hkv * Sq
-  int visible_keys;
-  int row_blocks;
-  int blocks_per_split;
-  int n_blocks;
-  int splits;
-  bool causal;
-  float scale_log2;
-};
-
-// Shared memory after the main loop, laid over the drained K/V stages.
-template <int kHeadDim>
-struct DecodeCombineSmem {
-  static constexpr int kORowFloats = kHeadDim + 4;  // 4 floats of padding against bank conflicts
-  static constexpr int kO = 0;                      // [warp][row][kORowFloats] fp32
-  static constexpr int kStats =
-      kO + kDecodeWarps * kDecodeMaxRows * kORowFloats * 4;  // [warp][row] max, sum
-  static constexpr int kFactor = kStats + kDecodeWarps * kDecodeMaxRows * 8;     // [warp][row]
-  static constexpr int kLse = kFactor + kDecodeWarps * kDecodeMaxRows * 4;       // [row]
-  static constexpr int kWeight = kLse + kDecodeMaxRows * 4;                      // [split][row]
-  static constexpr int kLast = kWeight + kDecodeMaxSplits * kDecodeMaxRows * 4;  // one flag
-  static constexpr int kBytes = kLast + 16;
-  static_assert(kBytes <= DecodeTraits<kHeadDim>::kStages * DecodeTraits<kHeadDim>::kStageBytes,
-                "the combine fits in the drained stages");
-};
-
-template <typename T>
-__device__ __forceinline__ void store4(T* out, float a, float b, float c, float d) {
-  *reinterpret_cast<uint2*>(out) = make_uint2(sm80::pack2<T>(a, b), sm80::pack2<T>(c, d));
-}
-
 template <typename T, int kHeadDim, int kMTiles>
 __global__ void __launch_bounds__(kDecodeThreads, DecodeTraits<kHeadDim>::kCtasPerSm)
     flash3_decode_kernel(const DecodeParams p) {
   using namespace sm80;
   using Traits = DecodeTraits<kHeadDim>;
-  using Combine = DecodeCombineSmem<kHeadDim>;
   constexpr int D = kHeadDim;
   constexpr int kRows = 16 * kMTiles;
   constexpr int kRowBytes = Traits::kRowBytes;
@@ -302,114 +262,13 @@ __global__ void __launch_bounds__(kDecodeThreads, DecodeTraits<kHeadDim>::kCtasP
   cp_async_wait<0>();
   __syncthreads();  // every warp is done with the stages: the combine takes them over
 
-  // The warps' parts: each warp's O (unscaled) and its rows' max and sum.
-  float* const s_o = reinterpret_cast<float*>(smem + Traits::kQBytes + Combine::kO);
-  float2* const s_stats = reinterpret_cast<float2*>(smem + Traits::kQBytes + Combine::kStats);
-  float* const s_factor = reinterpret_cast<float*>(smem + Traits::kQBytes + Combine::kFactor);
-  float* const s_lse = reinterpret_cast<float*>(smem + Traits::kQBytes + Combine::kLse);
-  float* const s_weight = reinterpret_cast<float*>(smem + Traits::kQBytes + Combine::kWeight);
-  int* const s_last = reinterpret_cast<int*>(smem + Traits::kQBytes + Combine::kLast);
-#pragma unroll
-  for (int mt = 0; mt < kMTiles; ++mt)
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = mt * 16 + g + half * 8;
-      float sum = row_sum[mt][half];
-      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      if (t == 0) s_stats[warp * kRows + row] = make_float2(row_max[mt][half], sum);
-      float* const out = s_o + (warp * kRows + row) * Combine::kORowFloats + 2 * t;
-#pragma unroll
-      for (int nt = 0; nt < D / 8; ++nt)
-        *reinterpret_cast<float2*>(out + nt * 8) =
-            make_float2(acc_o[mt][nt][2 * half], acc_o[mt][nt][2 * half + 1]);
-    }
+  unsigned char* const combine = smem + Traits::kQBytes;
+  stage_warp_part<kHeadDim, kMTiles>(combine, acc_o, row_max, row_sum, warp, g, t);
   __syncthreads();
-  // Per row: each warp's weight in the CTA's normalised O, and the row's log2-sum-exp2.
-  if (tid < kRows) {
-    float mx = -INFINITY;
-#pragma unroll
-    for (int w = 0; w < kDecodeWarps; ++w) mx = fmaxf(mx, s_stats[w * kRows + tid].x);
-    const float mx_scaled = mx == -INFINITY ? 0.f : mx * p.scale_log2;
-    float factor[kDecodeWarps];
-    float sum = 0.f;
-#pragma unroll
-    for (int w = 0; w < kDecodeWarps; ++w) {
-      const float2 st = s_stats[w * kRows + tid];
-      factor[w] = exp2f(st.x * p.scale_log2 - mx_scaled);
-      sum += st.y * factor[w];
-    }
-    const float inv = sum > 0.f ? 1.f / sum : 0.f;
-#pragma unroll
-    for (int w = 0; w < kDecodeWarps; ++w) s_factor[w * kRows + tid] = factor[w] * inv;
-    s_lse[tid] = sum > 0.f ? mx_scaled + log2f(sum) : -INFINITY;
-  }
-  __syncthreads();
-
   T* const o = static_cast<T*>(p.o) + first_row * D;
-  constexpr int kVecsPerRow = D / 4;
   const int64_t part = unit * p.splits + split;  // this CTA's slot among the unit's parts
-  for (int i = tid; i < kRows * kVecsPerRow; i += kDecodeThreads) {
-    const int row = i / kVecsPerRow;
-    const int col = (i % kVecsPerRow) * 4;
-    if (row >= valid_rows) break;  // rows run in order: the rest are past the group's end too
-    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-    for (int w = 0; w < kDecodeWarps; ++w) {
-      const float f = s_factor[w * kRows + row];
-      const float4 x =
-          *reinterpret_cast<const float4*>(s_o + (w * kRows + row) * Combine::kORowFloats + col);
-      acc = make_float4(acc.x + f * x.x, acc.y + f * x.y, acc.z + f * x.z, acc.w + f * x.w);
-    }
-    if (p.splits == 1)
-      store4<T>(o + row * D + col, acc.x, acc.y, acc.z, acc.w);
-    else
-      __stcg(reinterpret_cast<float4*>(p.parts.partial_o + (part * kDecodeMaxRows + row) * D + col),
-             acc);
-  }
-  if (p.splits == 1) return;
-  if (tid < valid_rows) __stcg(p.parts.lse + part * kDecodeMaxRows + tid, s_lse[tid]);
-
-  // The CTA whose part completes its unit combines every split's part.
-  __threadfence();  // the part is visible before the arrival that announces it
-  __syncthreads();
-  if (tid == 0) {
-    const unsigned done = atomicAdd(&p.parts.arrivals[unit], 1u);
-    *s_last = done == static_cast<unsigned>(p.splits - 1);
-    if (*s_last) atomicExch(&p.parts.arrivals[unit], 0u);  // zero again for the next launch
-  }
-  __syncthreads();
-  if (!*s_last) return;
-  __threadfence();  // and read after it
-  const int64_t first_part = unit * p.splits;
-  if (tid < valid_rows) {
-    float mx = -INFINITY;
-    for (int s = 0; s < p.splits; ++s)
-      mx = fmaxf(mx, __ldcg(p.parts.lse + (first_part + s) * kDecodeMaxRows + tid));
-    float sum = 0.f;
-    for (int s = 0; s < p.splits; ++s) {
-      const float lse = __ldcg(p.parts.lse + (first_part + s) * kDecodeMaxRows + tid);
-      const float w = mx == -INFINITY ? 0.f : exp2f(lse - mx);
-      s_weight[s * kRows + tid] = w;
-      sum += w;
-    }
-    const float inv = sum > 0.f ? 1.f / sum : 0.f;
-    for (int s = 0; s < p.splits; ++s) s_weight[s * kRows + tid] *= inv;
-  }
-  __syncthreads();
-  for (int i = tid; i < kRows * kVecsPerRow; i += kDecodeThreads) {
-    const int row = i / kVecsPerRow;
-    const int col = (i % kVecsPerRow) * 4;
-    if (row >= valid_rows) break;
-    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (int s = 0; s < p.splits; ++s) {
-      const float w = s_weight[s * kRows + row];
-      const float4 x = __ldcg(reinterpret_cast<const float4*>(
-          p.parts.partial_o + ((first_part + s) * kDecodeMaxRows + row) * D + col));
-      acc = make_float4(acc.x + w * x.x, acc.y + w * x.y, acc.z + w * x.z, acc.w + w * x.w);
-    }
-    store4<T>(o + row * D + col, acc.x, acc.y, acc.z, acc.w);
-  }
+  merge_warp_parts<T, kHeadDim, kRows>(combine, p, o, part, valid_rows);
+  if (p.splits > 1) combine_splits_if_last<T, kHeadDim, kRows>(combine, p, o, unit, valid_rows);
 }
 
 // Launches the kernel of `kHeadDim` for f's dtype and packed rows (one m16 tile or two), planned

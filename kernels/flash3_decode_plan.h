@@ -198,4 +198,26 @@ inline bool paged_kv_address(const PagedKv& paged, DecodeKvAddress& a) {
   return true;
 }
 
+// What the kernel reads of a launch (flash3_decode_kernel.cuh): the tensors, the K/V addresses,
+// the split parts, and the plan's sizes.
+struct DecodeParams {
+  const void* q;
+  const void* k;  // the contiguous tensor or the page pool
+  const void* v;
+  void* o;
+  DecodeKvAddress kv;
+  DecodeWorkspace parts;
+  int heads;
+  int kv_heads;
+  int seq_q;
+  int group_rows;  // H / Hkv * Sq
+  int visible_keys;
+  int row_blocks;
+  int blocks_per_split;
+  int n_blocks;
+  int splits;
+  bool causal;
+  float scale_log2;
+};
+
 }  // namespace sdpa::flash3
