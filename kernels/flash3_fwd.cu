@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "flash3_decode.h"
 #include "flash3_fwd.h"
 #include "flash3_tail_plan.h"
 #include "flash3_traits.cuh"
@@ -10,15 +11,18 @@ namespace {
 
 using flash3::Flash3FwdConfig;
 
-// The shared memory the limits state for a head dim: the most any schedule asks for.
+// The shared memory the limits state for a head dim: the most any schedule, or the decode kernel,
+// asks for.
 constexpr auto kHeadDims = fused_head_dim_table(flash3::Flash3HeadDims{}, [](auto d) {
   constexpr int D = decltype(d)::value;
   return std::max({Flash3FwdConfig<D, Flash3Schedule::serial>::Traits::kSmemBytes,
                    Flash3FwdConfig<D, Flash3Schedule::overlap>::Traits::kSmemBytes,
-                   Flash3FwdConfig<D, Flash3Schedule::pingpong>::Traits::kSmemBytes});
+                   Flash3FwdConfig<D, Flash3Schedule::pingpong>::Traits::kSmemBytes,
+                   flash3::DecodeTraits<D>::kSmemBytes});
 });
 
-constexpr FusedKernelLimits kLimits{
+// The prefill kernel's schedules alone (the variants) read no pages.
+constexpr FusedKernelLimits kPrefillLimits{
     .head_dims = kHeadDims,
     .head_dim_rule = "its wgmma shapes and 128-byte swizzled tiles are written for 64 and 128",
     .min_arch = 90,
@@ -26,24 +30,41 @@ constexpr FusedKernelLimits kLimits{
     .max_grid_yz = kMaxGridYZ,
     .exact_arch = true};
 
+// The backend's kernel: the decode kernel for short queries, which reads pages too, else the
+// prefill kernel.
+constexpr FusedKernelLimits kLimits = [] {
+  FusedKernelLimits l = kPrefillLimits;
+  l.reads_paged_kv = true;
+  l.paged_max_seq_q = flash3::kDecodeMaxSeqQ;
+  l.paged_key_block = flash3::kDecodeBlockN;
+  return l;
+}();
+
 template <Flash3Schedule kSchedule, bool kPersistent>
 cudaError_t launch_schedule(const FusedForward& f) {
-  return launch_within_limits(flash3::Flash3HeadDims{}, kLimits, f, [&](auto d) {
+  return launch_within_limits(flash3::Flash3HeadDims{}, kPrefillLimits, f, [&](auto d) {
     return flash3::launch_flash3_forward_hdim<decltype(d)::value, kSchedule, kPersistent>(f);
   });
 }
 
 cudaError_t launch_default(const FusedForward& f) {
   return launch_within_limits(flash3::Flash3HeadDims{}, kLimits, f, [&](auto d) {
+    if (flash3::uses_decode_kernel(f.shape)) return flash3::launch_flash3_decode(f);
     using Default = flash3::Flash3Default;
     return flash3::launch_flash3_forward_hdim<decltype(d)::value, Default::kSchedule,
                                               Default::kPersistent>(f);
   });
 }
 
+cudaError_t launch_decode(const FusedForward& f) {
+  if (!flash3::uses_decode_kernel(f.shape)) return cudaErrorInvalidValue;
+  return launch_within_limits(flash3::Flash3HeadDims{}, kLimits, f,
+                              [&](auto) { return flash3::launch_flash3_decode(f); });
+}
+
 // The most any schedule needs: a persistent grid's tile queue (flash3_tile_queue.h), then the
 // parts of the tiles of its last round, split when not causal (flash3_tail_split.cuh).
-std::size_t workspace_bytes(const AttentionShape& s) {
+std::size_t prefill_workspace_bytes(const AttentionShape& s) {
   int device = 0;
   int sms = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
@@ -65,9 +86,14 @@ std::size_t workspace_bytes(const AttentionShape& s) {
   });
 }
 
+std::size_t workspace_bytes(const AttentionShape& s) {
+  return flash3::uses_decode_kernel(s) ? flash3::decode_workspace_bytes_here(s)
+                                       : prefill_workspace_bytes(s);
+}
+
 template <Flash3Schedule kSchedule, bool kPersistent>
-constexpr FusedForwardKernel kScheduled{kLimits, launch_schedule<kSchedule, kPersistent>,
-                                        workspace_bytes};
+constexpr FusedForwardKernel kScheduled{kPrefillLimits, launch_schedule<kSchedule, kPersistent>,
+                                        prefill_workspace_bytes};
 
 template <bool kPersistent>
 const FusedForwardKernel& scheduled(Flash3Schedule schedule) {
@@ -85,6 +111,7 @@ const FusedForwardKernel& scheduled(Flash3Schedule schedule) {
 }  // namespace
 
 constexpr FusedForwardKernel kFlash3Forward{kLimits, launch_default, workspace_bytes};
+constexpr FusedForwardKernel kFlash3Decode{kLimits, launch_decode, workspace_bytes};
 
 const FusedForwardKernel& flash3_forward(Flash3Schedule schedule, bool persistent) {
   return persistent ? scheduled<true>(schedule) : scheduled<false>(schedule);

@@ -12,10 +12,15 @@ namespace sdpa {
 // pingpong (overlap, with the two consumers taking turns to issue their GEMMs).
 enum class Flash3Schedule { serial, overlap, pingpong };
 
-// The kernel with each head dim's default schedule (flash3_traits.cuh); every schedule has the
-// same limits. Persistent: one CTA per SM looping over the query tiles (heaviest causal tiles
-// first, every gridDim.x-th), instead of one CTA per tile.
+// The backend's kernel: the decode kernel where Sq <= 16 (flash3_decode_plan.h, which also reads a
+// paged K/V cache), else the prefill kernel with each head dim's default schedule
+// (flash3_traits.cuh).
 extern const FusedForwardKernel kFlash3Forward;
+// The decode kernel alone: refuses Sq > 16.
+extern const FusedForwardKernel kFlash3Decode;
+// The prefill kernel with a schedule, on every shape; reads no pages. Persistent: one CTA per SM
+// looping over the query tiles (heaviest causal tiles first, every gridDim.x-th), instead of one
+// CTA per tile.
 const FusedForwardKernel& flash3_forward(Flash3Schedule schedule, bool persistent);
 
 }  // namespace sdpa

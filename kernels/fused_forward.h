@@ -53,6 +53,11 @@ struct FusedKernelLimits {
   int64_t max_grid_yz;                      // heads run on grid y, batches on grid z
   bool exact_arch = false;                  // arch-specific code (sm_90a): runs on min_arch only
   bool reads_paged_kv = false;              // reads K and V through FusedForward::paged
+  // With reads_paged_kv, a kernel that reads pages only for short queries (a decode kernel)
+  // states the longest such query (0: any length), and a key block that a page size must divide
+  // or be a multiple of (0: any page size).
+  int64_t paged_max_seq_q = 0;
+  int64_t paged_key_block = 0;
 
   const FusedHeadDim* find(int64_t head_dim) const {
     for (const FusedHeadDim& h : head_dims)
@@ -72,6 +77,19 @@ inline FusedLimit broken_limit(const FusedKernelLimits& limits, const AttentionS
   if (s.seq_q > kFusedMaxSeqLen || s.seq_kv > kFusedMaxSeqLen) return FusedLimit::seq_len;
   if (s.heads > limits.max_grid_yz || s.batch > limits.max_grid_yz) return FusedLimit::grid;
   return FusedLimit::none;
+}
+
+// Why a kernel cannot read a paged K/V cache of `page_size` tokens a page for shape `s`.
+enum class FusedPagedLimit { none, not_read, seq_q, page_size };
+
+inline FusedPagedLimit broken_paged_limit(const FusedKernelLimits& limits, const AttentionShape& s,
+                                          int64_t page_size) {
+  if (!limits.reads_paged_kv) return FusedPagedLimit::not_read;
+  if (limits.paged_max_seq_q > 0 && s.seq_q > limits.paged_max_seq_q) return FusedPagedLimit::seq_q;
+  const int64_t block = limits.paged_key_block;
+  if (block > 0 && (page_size < 1 || (page_size % block != 0 && block % page_size != 0)))
+    return FusedPagedLimit::page_size;
+  return FusedPagedLimit::none;
 }
 
 // One backward of a kernel that has one: the forward it follows wrote `lse`

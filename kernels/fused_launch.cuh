@@ -31,7 +31,9 @@ template <int... kHeadDims, typename LaunchHeadDim>
 cudaError_t launch_within_limits(IntList<kHeadDims...> head_dims, const FusedKernelLimits& limits,
                                  const FusedForward& f, LaunchHeadDim&& launch_head_dim) {
   if (broken_limit(limits, f.shape) != FusedLimit::none) return cudaErrorInvalidValue;
-  if (f.paged != nullptr && !limits.reads_paged_kv) return cudaErrorInvalidValue;
+  if (f.paged != nullptr &&
+      broken_paged_limit(limits, f.shape, f.paged->layout.page_size) != FusedPagedLimit::none)
+    return cudaErrorInvalidValue;
   return dispatch_int(head_dims, f.shape.head_dim, cudaErrorInvalidValue, launch_head_dim);
 }
 

@@ -41,7 +41,8 @@
 #              schedule) with counters, one line per case (scripts/hopper_table.py)       (~60)
 #   ab         flash3_ab.sh: build/base/sdpa-prof (BASE) against this build, 3 rounds
 #              alternating over hopper-bench, flash3 schedules and cuDNN                (~300)
-#   decode     issue 32: the read ceiling (`ceilings --remeasure`, its kernel's GPU test), the paged-cache GPU tests,
+#   decode     issue 32: the read ceiling (`ceilings --remeasure`, its kernel's GPU test), the paged-cache and
+#              flash3 decode GPU tests,
 #              configs/decode.json contiguous, paged with 16- and 64-token pages, and
 #              scripts/decode_table.py: each case's TB/s against the read ceiling      (~600)
 #   default    the README's main job (--backend all --seq 4096) and the default preset,
@@ -261,7 +262,8 @@ part_hopper() {
 part_decode() {
   $tool ceilings --remeasure >"$1/ceilings.txt" 2>&1; local a=$?
   grep -E "HBM read|copy" "$1/ceilings.txt"
-  build/tests/sdpa_gpu_tests --gtest_filter='PagedKv*:ReadBandwidth.*' >"$1/paged_tests.log" 2>&1; local b=$?
+  build/tests/sdpa_gpu_tests --gtest_filter='PagedKv*:ReadBandwidth.*:Flash3Decode.*' >"$1/paged_tests.log" 2>&1
+  local b=$?
   grep -hE "^\[  (PASSED|FAILED|SKIPPED) |Failure" "$1/paged_tests.log" | head -10
   local quick=(--min-time 0.2 --no-counters --quiet --case-timeout 120)
   timeout 420 $tool --config configs/decode.json "${quick[@]}" --json "$1/decode.json" >"$1/decode.txt" 2>&1; local c=$?

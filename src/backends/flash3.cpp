@@ -6,6 +6,7 @@
 
 #ifdef SDPA_HAVE_FLASH3
 #include "backends/fused_kernel.h"
+#include "flash3_decode_plan.h"
 #include "flash3_fwd.h"
 #endif
 
@@ -15,8 +16,10 @@ namespace {
 
 constexpr std::string_view kSummary =
     "fused, FlashAttention-3 design: TMA into a K/V ring, wgmma, a producer warpgroup and two or "
-    "three consumer warpgroups; variants: the consumers' schedules (serial, overlap, pingpong), "
-    "each also with a persistent grid (not causal: the last round's tiles split along the keys)";
+    "three consumer warpgroups; Sq <= 16 runs a split-KV decode kernel instead (grouped heads "
+    "packed into one tile; reads a paged K/V cache too); variants: decode, and the consumers' "
+    "schedules (serial, overlap, pingpong), each also with a persistent grid (not causal: the "
+    "last round's tiles split along the keys)";
 
 #ifdef SDPA_HAVE_FLASH3
 // The schedules as variants (flash3:all), named as in kernels/flash3_fwd.h; without one, each
@@ -35,13 +38,20 @@ constexpr Variant kVariants[] = {
     {"pingpong-persistent", Flash3Schedule::pingpong, true},
 };
 
-std::vector<std::string> variant_names(const Problem&) {
+constexpr std::string_view kDecodeVariant = "decode";
+
+// A decode shape runs the decode kernel, and beside it the prefill schedules where K and V are
+// contiguous (what flash3 ran there before its decode kernel); only the decode kernel reads pages.
+std::vector<std::string> variant_names(const Problem& p) {
   std::vector<std::string> names;
+  if (p.seq_q <= flash3::kDecodeMaxSeqQ) names.emplace_back(kDecodeVariant);
+  if (p.paged()) return names;
   for (const Variant& v : kVariants) names.emplace_back(v.name);
   return names;
 }
 
 std::unique_ptr<Backend> create_flash3(const std::string& variant) {
+  if (variant == kDecodeVariant) return make_fused_backend(kFlash3Decode);
   for (const Variant& v : kVariants)
     if (variant == v.name) return make_fused_backend(flash3_forward(v.schedule, v.persistent));
   return make_fused_backend(kFlash3Forward);

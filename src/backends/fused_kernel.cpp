@@ -77,6 +77,26 @@ std::optional<std::string> shape_reason(FusedLimit broken, const FusedKernelLimi
   return std::nullopt;
 }
 
+// A paged problem the kernel cannot read (the registry skips kernels that read no pages at all).
+std::optional<std::string> paged_reason(const FusedKernelLimits& limits, const Problem& p) {
+  switch (broken_paged_limit(limits, attention_shape(p), p.page_size)) {
+    case FusedPagedLimit::none:
+      return std::nullopt;
+    case FusedPagedLimit::not_read:
+      return "reads no paged K/V cache";
+    case FusedPagedLimit::seq_q:
+      return fmt::format(
+          "reads a paged K/V cache only in its decode kernel, for at most {} queries; Sq is {}",
+          limits.paged_max_seq_q, p.seq_q);
+    case FusedPagedLimit::page_size:
+      return fmt::format(
+          "reads pages whose size divides its {}-key block or is a multiple of it; the page "
+          "size is {}",
+          limits.paged_key_block, p.page_size);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::unique_ptr<Backend> make_fused_backend(const FusedForwardKernel& kernel) {
@@ -108,7 +128,8 @@ std::optional<std::string> fused_unsupported(const FusedKernelLimits& limits, co
   if (device.shared_per_block_optin < static_cast<std::size_t>(smem))
     return fmt::format("needs {} KB of shared memory per block, the device has {}", smem / 1024,
                        device.shared_per_block_optin / 1024);
-  return shape_reason(broken, limits, p.head_dim);
+  if (broken != FusedLimit::none) return shape_reason(broken, limits, p.head_dim);
+  return p.paged() ? paged_reason(limits, p) : std::nullopt;
 }
 
 FusedListing fused_listing(const FusedKernelLimits& limits) {

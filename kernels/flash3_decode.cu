@@ -1,0 +1,49 @@
+#include "flash3_decode.h"
+
+#include <algorithm>
+
+#include "flash3_tile_queue.h"
+#include "flash3_traits.cuh"
+
+namespace sdpa::flash3 {
+namespace {
+
+int ctas_per_sm(int64_t head_dim) {
+  return dispatch_int(Flash3HeadDims{}, head_dim, 1,
+                      [](auto d) { return DecodeTraits<decltype(d)::value>::kCtasPerSm; });
+}
+
+int sm_count() {
+  int device = 0;
+  int sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return kMaxPersistentCtas;  // no device to ask
+  }
+  return sms;
+}
+
+}  // namespace
+
+DecodePlan plan_decode_here(const AttentionShape& shape) {
+  return plan_decode(shape, sm_count(), ctas_per_sm(shape.head_dim));
+}
+
+int decode_smem_bytes(int head_dim) {
+  return dispatch_int(Flash3HeadDims{}, head_dim, 0,
+                      [](auto d) { return DecodeTraits<decltype(d)::value>::kSmemBytes; });
+}
+
+std::size_t decode_workspace_bytes_here(const AttentionShape& shape) {
+  return decode_workspace_bytes(plan_decode_here(shape), shape.head_dim);
+}
+
+cudaError_t launch_flash3_decode(const FusedForward& f) {
+  const DecodePlan plan = plan_decode_here(f.shape);
+  return dispatch_int(Flash3HeadDims{}, f.shape.head_dim, cudaErrorInvalidValue, [&](auto d) {
+    return launch_flash3_decode_hdim<decltype(d)::value>(f, plan);
+  });
+}
+
+}  // namespace sdpa::flash3

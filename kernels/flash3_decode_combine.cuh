@@ -1,0 +1,181 @@
+// The end of a flash3 decode CTA (flash3_decode_kernel.cuh): its four warps' parts merged in shared
+// memory into the CTA's rows of O, or into its split's part in the workspace; and, in the CTA whose
+// part completes its unit, every split's part merged into O. All of it runs once the K/V stages
+// have drained, in their shared memory.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "flash3_decode_plan.h"
+#include "mma_sm80.cuh"
+
+namespace sdpa::flash3 {
+
+// Shared memory after the main loop, laid over the drained K/V stages.
+template <int kHeadDim>
+struct DecodeCombineSmem {
+  static constexpr int kORowFloats = kHeadDim + 4;  // 4 floats of padding against bank conflicts
+  static constexpr int kO = 0;                      // [warp][row][kORowFloats] fp32
+  static constexpr int kStats = kO + kDecodeWarps * kDecodeMaxRows * kORowFloats * 4;  // max, sum
+  static constexpr int kFactor = kStats + kDecodeWarps * kDecodeMaxRows * 8;     // [warp][row]
+  static constexpr int kLse = kFactor + kDecodeWarps * kDecodeMaxRows * 4;       // [row]
+  static constexpr int kWeight = kLse + kDecodeMaxRows * 4;                      // [split][row]
+  static constexpr int kLast = kWeight + kDecodeMaxSplits * kDecodeMaxRows * 4;  // one flag
+  static constexpr int kBytes = kLast + 16;
+  static_assert(kBytes <= DecodeTraits<kHeadDim>::kStages * DecodeTraits<kHeadDim>::kStageBytes,
+                "the combine fits in the drained stages");
+
+  template <typename P>
+  __device__ static P* at(unsigned char* smem, int offset) {
+    return reinterpret_cast<P*>(smem + offset);
+  }
+};
+
+template <typename T>
+__device__ __forceinline__ void store4(T* out, float a, float b, float c, float d) {
+  *reinterpret_cast<uint2*>(out) = make_uint2(sm80::pack2<T>(a, b), sm80::pack2<T>(c, d));
+}
+
+// A warp's part: its O (unscaled; accumulator (mt, nt, e) is row mt*16 + g + (e/2)*8, column
+// nt*8 + 2t + e%2) and its rows' max (raw scores) and sum, as the quad's lanes hold them.
+template <int kHeadDim, int kMTiles>
+__device__ __forceinline__ void stage_warp_part(unsigned char* smem,
+                                                const float (&acc_o)[kMTiles][kHeadDim / 8][4],
+                                                const float (&row_max)[kMTiles][2],
+                                                const float (&row_sum)[kMTiles][2], int warp, int g,
+                                                int t) {
+  using Smem = DecodeCombineSmem<kHeadDim>;
+  constexpr int kRows = 16 * kMTiles;
+  float* const s_o = Smem::template at<float>(smem, Smem::kO);
+  float2* const s_stats = Smem::template at<float2>(smem, Smem::kStats);
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = mt * 16 + g + half * 8;
+      float sum = row_sum[mt][half];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      if (t == 0) s_stats[warp * kRows + row] = make_float2(row_max[mt][half], sum);
+      float* const out = s_o + (warp * kRows + row) * Smem::kORowFloats + 2 * t;
+#pragma unroll
+      for (int nt = 0; nt < kHeadDim / 8; ++nt)
+        *reinterpret_cast<float2*>(out + nt * 8) =
+            make_float2(acc_o[mt][nt][2 * half], acc_o[mt][nt][2 * half + 1]);
+    }
+}
+
+// The warps' parts (staged, and a barrier passed) merged row by row: into O (`o`: the CTA's first
+// row) when the keys are not split, else into part `part` of the workspace with its rows'
+// log2-sum-exp2.
+template <typename T, int kHeadDim, int kRows>
+__device__ __forceinline__ void merge_warp_parts(unsigned char* smem, const DecodeParams& p, T* o,
+                                                 int64_t part, int valid_rows) {
+  using Smem = DecodeCombineSmem<kHeadDim>;
+  constexpr int D = kHeadDim;
+  const int tid = static_cast<int>(threadIdx.x);
+  const float* const s_o = Smem::template at<float>(smem, Smem::kO);
+  const float2* const s_stats = Smem::template at<float2>(smem, Smem::kStats);
+  float* const s_factor = Smem::template at<float>(smem, Smem::kFactor);
+  float* const s_lse = Smem::template at<float>(smem, Smem::kLse);
+  // Per row: each warp's weight in the CTA's normalised O, and the row's log2-sum-exp2.
+  if (tid < kRows) {
+    float mx = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < kDecodeWarps; ++w) mx = fmaxf(mx, s_stats[w * kRows + tid].x);
+    const float mx_scaled = mx == -INFINITY ? 0.f : mx * p.scale_log2;
+    float factor[kDecodeWarps];
+    float sum = 0.f;
+#pragma unroll
+    for (int w = 0; w < kDecodeWarps; ++w) {
+      const float2 st = s_stats[w * kRows + tid];
+      factor[w] = exp2f(st.x * p.scale_log2 - mx_scaled);
+      sum += st.y * factor[w];
+    }
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+#pragma unroll
+    for (int w = 0; w < kDecodeWarps; ++w) s_factor[w * kRows + tid] = factor[w] * inv;
+    s_lse[tid] = sum > 0.f ? mx_scaled + log2f(sum) : -INFINITY;
+  }
+  __syncthreads();
+
+  constexpr int kVecsPerRow = D / 4;
+  for (int i = tid; i < kRows * kVecsPerRow; i += kDecodeThreads) {
+    const int row = i / kVecsPerRow;
+    const int col = (i % kVecsPerRow) * 4;
+    if (row >= valid_rows) break;  // rows run in order: the rest are past the group's end too
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+    for (int w = 0; w < kDecodeWarps; ++w) {
+      const float f = s_factor[w * kRows + row];
+      const float4 x =
+          *reinterpret_cast<const float4*>(s_o + (w * kRows + row) * Smem::kORowFloats + col);
+      acc = make_float4(acc.x + f * x.x, acc.y + f * x.y, acc.z + f * x.z, acc.w + f * x.w);
+    }
+    if (p.splits == 1)
+      store4<T>(o + row * D + col, acc.x, acc.y, acc.z, acc.w);
+    else
+      __stcg(reinterpret_cast<float4*>(p.parts.partial_o + (part * kDecodeMaxRows + row) * D + col),
+             acc);
+  }
+  if (p.splits > 1 && tid < valid_rows)
+    __stcg(p.parts.lse + part * kDecodeMaxRows + tid, s_lse[tid]);
+}
+
+// After merge_warp_parts of a split unit: the CTA whose part completes its unit (counted in the
+// workspace, and the count set back to zero for the next launch) merges every split's part into
+// O; the others return.
+template <typename T, int kHeadDim, int kRows>
+__device__ __forceinline__ void combine_splits_if_last(unsigned char* smem, const DecodeParams& p,
+                                                       T* o, int64_t unit, int valid_rows) {
+  using Smem = DecodeCombineSmem<kHeadDim>;
+  constexpr int D = kHeadDim;
+  const int tid = static_cast<int>(threadIdx.x);
+  float* const s_weight = Smem::template at<float>(smem, Smem::kWeight);
+  int* const s_last = Smem::template at<int>(smem, Smem::kLast);
+  __threadfence();  // the part is visible before the arrival that announces it
+  __syncthreads();
+  if (tid == 0) {
+    const unsigned done = atomicAdd(&p.parts.arrivals[unit], 1u);
+    *s_last = done == static_cast<unsigned>(p.splits - 1);
+    if (*s_last) atomicExch(&p.parts.arrivals[unit], 0u);
+  }
+  __syncthreads();
+  if (!*s_last) return;
+  __threadfence();  // and read after it
+  const int64_t first_part = unit * p.splits;
+  if (tid < valid_rows) {
+    float mx = -INFINITY;
+    for (int s = 0; s < p.splits; ++s)
+      mx = fmaxf(mx, __ldcg(p.parts.lse + (first_part + s) * kDecodeMaxRows + tid));
+    float sum = 0.f;
+    for (int s = 0; s < p.splits; ++s) {
+      const float lse = __ldcg(p.parts.lse + (first_part + s) * kDecodeMaxRows + tid);
+      const float w = mx == -INFINITY ? 0.f : exp2f(lse - mx);
+      s_weight[s * kRows + tid] = w;
+      sum += w;
+    }
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+    for (int s = 0; s < p.splits; ++s) s_weight[s * kRows + tid] *= inv;
+  }
+  __syncthreads();
+  constexpr int kVecsPerRow = D / 4;
+  for (int i = tid; i < kRows * kVecsPerRow; i += kDecodeThreads) {
+    const int row = i / kVecsPerRow;
+    const int col = (i % kVecsPerRow) * 4;
+    if (row >= valid_rows) break;
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (int s = 0; s < p.splits; ++s) {
+      const float w = s_weight[s * kRows + row];
+      const float4 x = __ldcg(reinterpret_cast<const float4*>(
+          p.parts.partial_o + ((first_part + s) * kDecodeMaxRows + row) * D + col));
+      acc = make_float4(acc.x + w * x.x, acc.y + w * x.y, acc.z + w * x.z, acc.w + w * x.w);
+    }
+    store4<T>(o + row * D + col, acc.x, acc.y, acc.z, acc.w);
+  }
+}
+
+}  // namespace sdpa::flash3

@@ -1,0 +1,223 @@
+// What a launch of flash3's decode kernel is made of, in host code the unit tests read: when the
+// backend takes it (the dispatch rule), its tile sizes, how many ways each sequence's keys split
+// (the split heuristic), the workspace of the split parts, and where a key's row lies in a
+// contiguous or a paged K/V cache. flash3_decode_kernel.cuh has the device side.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "attention_shape.h"
+#include "paged_kv.h"
+
+namespace sdpa::flash3 {
+
+// The dispatch rule: queries this short go to the decode kernel, longer ones to the prefill
+// kernel, whose 64-128-row tiles they would leave mostly empty.
+inline constexpr int64_t kDecodeMaxSeqQ = 16;
+inline bool uses_decode_kernel(const AttentionShape& s) {
+  return s.seq_q <= kDecodeMaxSeqQ;
+}
+
+// Tile sizes shared by both head dims: a key block of 64 keys a pipeline stage, 16 of them for
+// each of the 4 warps (a warp owns its keys' scores and softmax and a partial O of every row).
+inline constexpr int kDecodeBlockN = 64;
+inline constexpr int kDecodeWarps = 4;
+inline constexpr int kDecodeThreads = 32 * kDecodeWarps;
+inline constexpr int kDecodeMaxRows = 32;  // packed query rows of one CTA: two m16 tiles
+
+// A split keeps at least this many key blocks (its prologue and its combine against its loads),
+// and a sequence splits at most this many ways (the combine reads every split's part).
+inline constexpr int kDecodeMinSplitBlocks = 4;
+inline constexpr int kDecodeMaxSplits = 128;
+
+// Per head dim: K/V stages in flight and the CTAs an SM holds. Decode is memory-bound, so the
+// choice is bytes in flight: D128 3 stages of 32 KB, 2 CTAs an SM; D64 4 stages of 16 KB, 3 CTAs.
+template <int kHeadDim>
+struct DecodeTraits {
+  static constexpr int kStages = kHeadDim == 64 ? 4 : 3;
+  static constexpr int kCtasPerSm = kHeadDim == 64 ? 3 : 2;
+  static constexpr int kRowBytes = 2 * kHeadDim;
+  static constexpr int kQBytes = kDecodeMaxRows * kRowBytes;
+  static constexpr int kTileBytes = kDecodeBlockN * kRowBytes;  // one K or V block
+  static constexpr int kStageBytes = 2 * kTileBytes;
+  static constexpr int kSmemBytes = kQBytes + kStages * kStageBytes;
+  static_assert(kHeadDim % 64 == 0, "swizzled rows of whole 128-byte lines");
+  static_assert(kCtasPerSm * (kSmemBytes + 1024) <= 228 * 1024,
+                "the CTAs an SM holds fit its shared memory");
+};
+
+// Rows of one (batch, K/V head): its group's query heads times Sq, contiguous in Q and O
+// ([B, Hq, Sq, D], a group's heads adjacent), cut into CTAs of 16 or 32 rows.
+inline int64_t decode_group_rows(const AttentionShape& s) {
+  return s.heads / s.kv_heads * s.seq_q;
+}
+inline int decode_tile_rows(const AttentionShape& s) {
+  return decode_group_rows(s) <= 16 ? 16 : 32;
+}
+
+// Keys any query sees: causal is top-left, so query i (i < Sq <= 16) sees keys 0..i alone.
+inline int64_t decode_visible_keys(const AttentionShape& s) {
+  return s.causal ? std::min(s.seq_kv, s.seq_q) : s.seq_kv;
+}
+
+// The split heuristic (FlashAttention's for decode, with an SM's CTAs as the slots): `units`
+// CTAs of `n_blocks` key blocks each on `sms` SMs of `ctas_per_sm` slots. Units that fill 80% of
+// the slots already are not split; otherwise the fewest splits whose last wave is at least 85% as
+// full as the best count's, among counts that change the blocks a split holds, at most
+// kDecodeMaxSplits and at least kDecodeMinSplitBlocks blocks a split.
+inline int decode_splits(int64_t units, int64_t n_blocks, int sms, int ctas_per_sm) {
+  const int64_t slots = static_cast<int64_t>(std::max(sms, 1)) * std::max(ctas_per_sm, 1);
+  if (units < 1 || n_blocks < 1 || 5 * units >= 4 * slots) return 1;
+  const int64_t most =
+      std::min<int64_t>(kDecodeMaxSplits, std::max<int64_t>(n_blocks / kDecodeMinSplitBlocks, 1));
+  const auto blocks_each = [&](int64_t splits) { return (n_blocks + splits - 1) / splits; };
+  const auto eligible = [&](int64_t splits) {
+    return splits == 1 || blocks_each(splits) != blocks_each(splits - 1);
+  };
+  // How full the last wave is: waves / ceil(waves), in units of 1/slots.
+  const auto fill = [&](int64_t splits) {
+    const int64_t ctas = units * splits;
+    return static_cast<double>(ctas) / static_cast<double>((ctas + slots - 1) / slots * slots);
+  };
+  double best = 0;
+  for (int64_t s = 1; s <= most; ++s)
+    if (eligible(s)) best = std::max(best, fill(s));
+  for (int64_t s = 1; s <= most; ++s)
+    if (eligible(s) && fill(s) >= 0.85 * best)
+      return static_cast<int>((n_blocks + blocks_each(s) - 1) / blocks_each(s));
+  return 1;
+}
+
+// One decode launch: CTA (row block, split) on grid x, K/V head on y, batch on z.
+struct DecodePlan {
+  int rows;              // packed query rows a CTA holds: 16 or 32
+  int row_blocks;        // CTAs along a group's rows
+  int64_t visible_keys;  // keys any query sees
+  int n_blocks;          // key blocks of the visible keys
+  int splits;            // CTAs along the keys; 1: no split, no combine
+  int blocks_per_split;  // the last split may hold fewer
+  int64_t units;         // (batch, K/V head, row block): CTAs of one split
+};
+
+inline DecodePlan plan_decode(const AttentionShape& s, int sms, int ctas_per_sm) {
+  DecodePlan p{};
+  p.rows = decode_tile_rows(s);
+  p.row_blocks = static_cast<int>((decode_group_rows(s) + p.rows - 1) / p.rows);
+  p.visible_keys = decode_visible_keys(s);
+  p.n_blocks = static_cast<int>((p.visible_keys + kDecodeBlockN - 1) / kDecodeBlockN);
+  p.units = s.batch * s.kv_heads * p.row_blocks;
+  const int splits = decode_splits(p.units, p.n_blocks, sms, ctas_per_sm);
+  p.blocks_per_split = (p.n_blocks + splits - 1) / splits;
+  p.splits = (p.n_blocks + p.blocks_per_split - 1) / p.blocks_per_split;  // none empty
+  return p;
+}
+
+// The split parts in the workspace: an arrival counter per unit (zero between launches: the CTA
+// that combines sets it back), then each (unit, split, row)'s log2-sum-exp2 and normalised O
+// (fp32).
+struct DecodeWorkspace {
+  unsigned* arrivals = nullptr;
+  float* lse = nullptr;
+  float* partial_o = nullptr;
+};
+inline std::size_t decode_workspace_bytes(const DecodePlan& p, int64_t head_dim) {
+  if (p.splits == 1) return 0;
+  const auto rows =
+      static_cast<std::size_t>(p.units) * static_cast<std::size_t>(p.splits) * kDecodeMaxRows;
+  const std::size_t arrivals =
+      (static_cast<std::size_t>(p.units) * sizeof(unsigned) + 255) / 256 * 256;
+  return arrivals + rows * sizeof(float) * (1 + static_cast<std::size_t>(head_dim));
+}
+inline DecodeWorkspace decode_workspace(void* base, const DecodePlan& p) {
+  if (p.splits == 1) return {};
+  const auto rows =
+      static_cast<std::size_t>(p.units) * static_cast<std::size_t>(p.splits) * kDecodeMaxRows;
+  const std::size_t arrivals =
+      (static_cast<std::size_t>(p.units) * sizeof(unsigned) + 255) / 256 * 256;
+  auto* const bytes = static_cast<unsigned char*>(base);
+  return {reinterpret_cast<unsigned*>(bytes), reinterpret_cast<float*>(bytes + arrivals),
+          reinterpret_cast<float*>(bytes + arrivals + rows * sizeof(float))};
+}
+
+// Where key rows of (batch b, K/V head h) lie in K or V, in elements: paged_kv_offset's address,
+// with the page found once a key block where a page holds whole blocks (page size a multiple of
+// kDecodeBlockN; a contiguous cache is one page a sequence), and by shift and mask where a block
+// holds whole pages (page size a power of two dividing kDecodeBlockN).
+struct DecodeKvAddress {
+  const int32_t* block_table = nullptr;  // null: contiguous [B, Hkv, Skv, D]
+  int64_t pages_per_sequence = 1;
+  int64_t page_stride = 0;  // contiguous: one sequence, Hkv * Skv * D
+  int64_t head_stride = 0;  // contiguous: Skv * D
+  int64_t row_stride = 0;   // D
+  int page_size = 0;        // contiguous: 0
+  int page_shift = 0;       // log2(page_size) when page_size < kDecodeBlockN
+
+  __host__ __device__ bool small_pages() const {
+    return block_table != nullptr && page_size < kDecodeBlockN;
+  }
+  // Key n0 (a multiple of kDecodeBlockN) of a cache whose pages hold whole blocks: its row's
+  // offset; the block's other rows follow it at row_stride.
+  __host__ __device__ int64_t block_offset(int64_t b, int64_t h, int n0) const {
+    if (block_table == nullptr) return b * page_stride + h * head_stride + n0 * row_stride;
+    const int64_t page = block_table[b * pages_per_sequence + n0 / page_size];
+    return page * page_stride + h * head_stride + (n0 % page_size) * row_stride;
+  }
+  // Key `key` of a cache whose blocks hold whole pages.
+  __host__ __device__ int64_t small_page_offset(int64_t b, int64_t h, int key) const {
+    const int64_t page = block_table[b * pages_per_sequence + (key >> page_shift)];
+    return page * page_stride + h * head_stride + (key & (page_size - 1)) * row_stride;
+  }
+};
+
+inline DecodeKvAddress contiguous_kv_address(const AttentionShape& s) {
+  DecodeKvAddress a;
+  a.head_stride = s.seq_kv * s.head_dim;
+  a.page_stride = s.kv_heads * a.head_stride;
+  a.row_stride = s.head_dim;
+  return a;
+}
+
+// False when the layout's page size is neither a multiple of kDecodeBlockN nor a power of two
+// dividing it (the limits refuse such pages first).
+inline bool paged_kv_address(const PagedKv& paged, DecodeKvAddress& a) {
+  const PagedKvLayout& l = paged.layout;
+  if (l.page_size < 1 || (l.page_size % kDecodeBlockN != 0 && kDecodeBlockN % l.page_size != 0))
+    return false;
+  a.block_table = paged.block_table;
+  a.pages_per_sequence = l.pages_per_sequence;
+  a.page_stride = l.page_stride;
+  a.head_stride = l.head_stride;
+  a.row_stride = l.row_stride;
+  a.page_size = static_cast<int>(l.page_size);
+  a.page_shift = 0;
+  while ((int64_t{1} << a.page_shift) < l.page_size) ++a.page_shift;
+  return true;
+}
+
+// What the kernel reads of a launch (flash3_decode_kernel.cuh): the tensors, the K/V addresses,
+// the split parts, and the plan's sizes.
+struct DecodeParams {
+  const void* q;
+  const void* k;  // the contiguous tensor or the page pool
+  const void* v;
+  void* o;
+  DecodeKvAddress kv;
+  DecodeWorkspace parts;
+  int heads;
+  int kv_heads;
+  int seq_q;
+  int group_rows;  // H / Hkv * Sq
+  int visible_keys;
+  int row_blocks;
+  int blocks_per_split;
+  int n_blocks;
+  int splits;
+  bool causal;
+  float scale_log2;
+};
+
+}  // namespace sdpa::flash3

@@ -1,0 +1,220 @@
+// flash3's decode kernel as host code sees it (kernels/flash3_decode_plan.h): the dispatch rule,
+// the split heuristic, the tile rows, the workspace, the K/V addresses against the paged layout's
+// own address function, and what the backend answers for paged problems. No GPU needed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "backends/flash3.h"
+#include "flash3_decode_plan.h"
+#ifdef SDPA_HAVE_FLASH3
+#include "flash3_fwd.h"
+#endif
+
+namespace sdpa::flash3 {
+namespace {
+
+AttentionShape decode(int64_t batch, int64_t heads, int64_t kv_heads, int64_t seq_q, int64_t seq_kv,
+                      bool causal = false) {
+  return {batch, heads, kv_heads, seq_q, seq_kv, 128, causal, 0.088f};
+}
+
+constexpr int kH200Sms = 132;
+
+TEST(Flash3DecodePlan, QueriesUpToSixteenGoToTheDecodeKernel) {
+  EXPECT_TRUE(uses_decode_kernel(decode(1, 32, 8, 1, 32768)));
+  EXPECT_TRUE(uses_decode_kernel(decode(1, 32, 8, 16, 32768)));
+  EXPECT_TRUE(uses_decode_kernel(decode(1, 32, 8, 16, 16, true)));
+  EXPECT_FALSE(uses_decode_kernel(decode(1, 32, 8, 17, 32768)));
+  EXPECT_FALSE(uses_decode_kernel(decode(8, 16, 16, 4096, 4096)));
+}
+
+TEST(Flash3DecodePlan, TheIssuesShapesSplitToFillTheSms) {
+  // B16 H32/8 Skv32768: 128 units on 264 slots, 512 key blocks: 2 splits of 256, one wave.
+  const DecodePlan b16 = plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms, 2);
+  EXPECT_EQ(b16.rows, 16);
+  EXPECT_EQ(b16.row_blocks, 1);
+  EXPECT_EQ(b16.units, 128);
+  EXPECT_EQ(b16.n_blocks, 512);
+  EXPECT_EQ(b16.splits, 2);
+  EXPECT_EQ(b16.blocks_per_split, 256);
+  // B64 Skv131072: 512 units fill the slots already.
+  EXPECT_EQ(plan_decode(decode(64, 32, 8, 1, 131072), kH200Sms, 2).splits, 1);
+  // B1 Skv131072: 8 units; 29 splits make 232 of 264 slots, the fewest within 85% of the best.
+  const DecodePlan b1 = plan_decode(decode(1, 32, 8, 1, 131072), kH200Sms, 2);
+  EXPECT_EQ(b1.splits, 29);
+  EXPECT_EQ(b1.blocks_per_split, 71);
+  // B1 Skv4096: 64 blocks allow at most 16 splits of 4.
+  const DecodePlan short_keys = plan_decode(decode(1, 32, 8, 1, 4096), kH200Sms, 2);
+  EXPECT_LE(short_keys.splits, 16);
+  EXPECT_GE(short_keys.blocks_per_split, kDecodeMinSplitBlocks);
+  EXPECT_GT(short_keys.splits, 8);
+}
+
+TEST(Flash3DecodePlan, ShortOrCausalKeysDoNotSplit) {
+  EXPECT_EQ(plan_decode(decode(1, 4, 1, 1, 255), kH200Sms, 2).splits, 1);  // 4 blocks
+  const DecodePlan causal = plan_decode(decode(1, 32, 8, 4, 131072, true), kH200Sms, 2);
+  EXPECT_EQ(causal.visible_keys, 4);  // top-left: query i sees keys 0..i
+  EXPECT_EQ(causal.n_blocks, 1);
+  EXPECT_EQ(causal.splits, 1);
+  EXPECT_EQ(decode_workspace_bytes(causal, 128), 0u);
+  EXPECT_EQ(plan_decode(decode(1, 4, 4, 16, 3, true), kH200Sms, 2).visible_keys, 3);
+}
+
+TEST(Flash3DecodePlan, GroupedHeadsTimesQueriesAreTheTileRows) {
+  EXPECT_EQ(plan_decode(decode(2, 32, 8, 4, 1000), kH200Sms, 2).rows, 16);    // 4 x 4
+  const DecodePlan g8 = plan_decode(decode(2, 64, 8, 4, 1000), kH200Sms, 2);  // 8 x 4
+  EXPECT_EQ(g8.rows, 32);
+  EXPECT_EQ(g8.row_blocks, 1);
+  const DecodePlan g8s16 = plan_decode(decode(2, 64, 8, 16, 1000), kH200Sms, 2);  // 128 rows
+  EXPECT_EQ(g8s16.rows, 32);
+  EXPECT_EQ(g8s16.row_blocks, 4);
+  EXPECT_EQ(g8s16.units, 2 * 8 * 4);
+  const DecodePlan mha = plan_decode(decode(2, 8, 8, 1, 1000), kH200Sms, 2);
+  EXPECT_EQ(mha.rows, 16);
+  EXPECT_EQ(mha.row_blocks, 1);
+}
+
+// Every split holds at least one block and the splits cover the blocks, whatever the shape.
+TEST(Flash3DecodePlan, SplitsAreNeverEmptyAndCoverEveryBlock) {
+  for (const int sms : {1, 78, 132})
+    for (const int ctas : {1, 2, 3})
+      for (int64_t units = 1; units <= 300; units += 13)
+        for (int64_t blocks = 1; blocks <= 2100; blocks += 7) {
+          const int splits = decode_splits(units, blocks, sms, ctas);
+          ASSERT_GE(splits, 1);
+          ASSERT_LE(splits, kDecodeMaxSplits);
+          const int64_t each = (blocks + splits - 1) / splits;
+          ASSERT_GT(blocks, (splits - 1) * each) << units << " units, " << blocks << " blocks";
+          if (splits > 1) {
+            ASSERT_GE(each, kDecodeMinSplitBlocks);
+          }
+          if (5 * units >= 4 * static_cast<int64_t>(sms) * ctas) {
+            ASSERT_EQ(splits, 1);
+          }
+        }
+}
+
+TEST(Flash3DecodePlan, TheWorkspaceHoldsEverySplitsPart) {
+  const DecodePlan p = plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms, 2);
+  const std::size_t parts = 128 * 2 * kDecodeMaxRows;  // units x splits x rows
+  EXPECT_EQ(decode_workspace_bytes(p, 128), 512 + parts * 4 * (1 + 128));
+  std::vector<unsigned char> memory(decode_workspace_bytes(p, 128));
+  const DecodeWorkspace w = decode_workspace(memory.data(), p);
+  EXPECT_EQ(reinterpret_cast<unsigned char*>(w.arrivals), memory.data());
+  EXPECT_EQ(reinterpret_cast<unsigned char*>(w.lse), memory.data() + 512);
+  EXPECT_EQ(reinterpret_cast<unsigned char*>(w.partial_o + parts * 128),
+            memory.data() + memory.size());
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(w.partial_o) % 16, 0u);
+}
+
+// The kernel's addresses are paged_kv_offset's (and the contiguous layout's), block by block.
+TEST(Flash3DecodePlan, KvAddressesAreThePagedLayouts) {
+  const AttentionShape s{3, 8, 2, 1, 1000, 64, false, 0.125f};
+  const int64_t pages_at_most = s.seq_kv / 16 + 1;
+  for (const int64_t page_size : {16, 32, 64, 128, 192}) {
+    SCOPED_TRACE(page_size);
+    const PagedKvLayout l = paged_kv_layout(s, page_size);
+    ASSERT_LE(l.pages_per_sequence, pages_at_most);
+    std::vector<int32_t> table(static_cast<std::size_t>(l.pool_pages));
+    std::iota(table.rbegin(), table.rend(), 0);  // any permutation: reversed
+    DecodeKvAddress a;
+    ASSERT_TRUE(paged_kv_address({l, nullptr, nullptr, table.data()}, a));
+    for (int64_t b = 0; b < s.batch; ++b)
+      for (int64_t h = 0; h < s.kv_heads; ++h)
+        for (int key = 0; key < s.seq_kv; ++key) {
+          const int n0 = key / kDecodeBlockN * kDecodeBlockN;
+          const int64_t at = a.small_pages() ? a.small_page_offset(b, h, key)
+                                             : a.block_offset(b, h, n0) + (key - n0) * a.row_stride;
+          ASSERT_EQ(at, paged_kv_offset(l, table.data(), b, h, key))
+              << "b " << b << " h " << h << " key " << key;
+        }
+  }
+  const DecodeKvAddress c = contiguous_kv_address(s);
+  EXPECT_FALSE(c.small_pages());
+  EXPECT_EQ(c.block_offset(2, 1, 960) + 39 * c.row_stride,
+            ((2 * s.kv_heads + 1) * s.seq_kv + 999) * s.head_dim);
+}
+
+TEST(Flash3DecodePlan, PagesOfOtherSizesAreRefused) {
+  const AttentionShape s{1, 4, 4, 1, 1000, 64, false, 0.125f};
+  DecodeKvAddress a;
+  for (const int64_t page_size : {3, 24, 48, 96, 100}) {
+    const PagedKvLayout l = paged_kv_layout(s, page_size);
+    EXPECT_FALSE(paged_kv_address({l, nullptr, nullptr, nullptr}, a)) << page_size;
+  }
+}
+
+#ifdef SDPA_HAVE_FLASH3
+Problem paged_problem(int64_t seq_q, int64_t page_size) {
+  Problem p;
+  p.batch = 2;
+  p.heads = 32;
+  p.kv_heads = 8;
+  p.seq_q = seq_q;
+  p.seq_kv = 1000;
+  p.head_dim = 128;
+  p.page_size = page_size;
+  return p;
+}
+
+DeviceInfo h200() {
+  DeviceInfo d;
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.shared_per_block_optin = 227 * 1024;
+  return d;
+}
+
+cudaError_t launch(const FusedForwardKernel& kernel, const Problem& p, const PagedKv* pages) {
+  const AttentionShape shape{p.batch,  p.heads,    p.kv_heads, p.seq_q,
+                             p.seq_kv, p.head_dim, p.causal,   0.125f};
+  return kernel.launch(
+      {DType::bf16, shape, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, pages});
+}
+
+// The backend reads pages in its decode kernel alone: a paged prefill shape, or pages of a size
+// the decode kernel cannot read, are skipped with the reason and refused by the launcher.
+TEST(Flash3DecodePlan, PagedProblemsTheDecodeKernelCannotReadAreSkippedWithTheReason) {
+  const BackendEntry& e = flash3_backend_entry();
+  EXPECT_TRUE(e.reads_paged_kv);
+  EXPECT_EQ(e.unsupported(paged_problem(1, 16), h200()), std::nullopt);
+  EXPECT_EQ(e.unsupported(paged_problem(16, 192), h200()), std::nullopt);
+  EXPECT_EQ(e.unsupported(paged_problem(17, 16), h200()),
+            "reads a paged K/V cache only in its decode kernel, for at most 16 queries; Sq is 17");
+  EXPECT_EQ(e.unsupported(paged_problem(1, 48), h200()),
+            "reads pages whose size divides its 64-key block or is a multiple of it; the page size "
+            "is 48");
+  const Problem prefill = paged_problem(17, 16);
+  const PagedKv pages{paged_kv_layout({2, 32, 8, 17, 1000, 128, false, 0.125f}, 16)};
+  EXPECT_EQ(launch(kFlash3Forward, prefill, &pages), cudaErrorInvalidValue);
+  EXPECT_EQ(launch(kFlash3Decode, prefill, nullptr), cudaErrorInvalidValue);
+  const PagedKv odd{paged_kv_layout({2, 32, 8, 1, 1000, 128, false, 0.125f}, 48)};
+  EXPECT_EQ(launch(kFlash3Forward, paged_problem(1, 48), &odd), cudaErrorInvalidValue);
+  for (const Flash3Schedule schedule : {Flash3Schedule::serial, Flash3Schedule::pingpong}) {
+    const PagedKv decode_pages{paged_kv_layout({2, 32, 8, 1, 1000, 128, false, 0.125f}, 16)};
+    EXPECT_EQ(launch(flash3_forward(schedule, true), paged_problem(1, 16), &decode_pages),
+              cudaErrorInvalidValue);
+  }
+}
+
+// flash3:all on a decode shape runs the decode kernel, and the prefill schedules beside it where
+// K and V are contiguous; a prefill shape runs the schedules alone.
+TEST(Flash3DecodePlan, DecodeShapesHaveTheDecodeVariant) {
+  const BackendEntry& e = flash3_backend_entry();
+  const std::vector<std::string> contiguous = e.variants(paged_problem(1, 0));
+  ASSERT_EQ(contiguous.size(), 7u);
+  EXPECT_EQ(contiguous.front(), "decode");
+  EXPECT_EQ(e.variants(paged_problem(4, 64)), std::vector<std::string>{"decode"});
+  const std::vector<std::string> prefill = e.variants(paged_problem(17, 0));
+  EXPECT_EQ(prefill.size(), 6u);
+  EXPECT_EQ(std::count(prefill.begin(), prefill.end(), "decode"), 0);
+}
+#endif
+
+}  // namespace
+}  // namespace sdpa::flash3
