@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "flash3_bwd.h"
 #include "flash3_fwd.h"
 #include "flash3_tail_plan.h"
 #include "flash3_traits.cuh"
@@ -65,9 +66,10 @@ std::size_t workspace_bytes(const AttentionShape& s) {
   });
 }
 
+// Every schedule writes the rows' LSE when a backward follows; the backward is the same for all.
 template <Flash3Schedule kSchedule, bool kPersistent>
 constexpr FusedForwardKernel kScheduled{kLimits, launch_schedule<kSchedule, kPersistent>,
-                                        workspace_bytes};
+                                        workspace_bytes, launch_flash3_backward};
 
 template <bool kPersistent>
 const FusedForwardKernel& scheduled(Flash3Schedule schedule) {
@@ -84,7 +86,8 @@ const FusedForwardKernel& scheduled(Flash3Schedule schedule) {
 
 }  // namespace
 
-constexpr FusedForwardKernel kFlash3Forward{kLimits, launch_default, workspace_bytes};
+constexpr FusedForwardKernel kFlash3Forward{kLimits, launch_default, workspace_bytes,
+                                            launch_flash3_backward};
 
 const FusedForwardKernel& flash3_forward(Flash3Schedule schedule, bool persistent) {
   return persistent ? scheduled<true>(schedule) : scheduled<false>(schedule);
