@@ -5,8 +5,9 @@
 //   S^T = K Q^T and dP^T = V dO^T   (wgmma, both operands K-major in shared memory),
 //   P^T = exp2(S^T scale log2(e) - LSE), dS^T = P^T (dP^T - delta)   (registers),
 //   dV += P^T dO and dK += dS^T Q   (wgmma with P^T, dS^T from registers, dO and Q read MN-major),
-//   dQ += dS K over its 64 keys   (dS^T stored to shared memory and read MN-major as A, K read
-//                                   MN-major as B; added into the fp32 accumulator by atomics).
+//   dQ += dS K over the CTA's 128 keys   (both warpgroups' dS^T stored to shared memory and read
+//     MN-major as A, K read MN-major as B; at D128 each warpgroup takes 64 columns, at D64 the
+//     warpgroups take alternate steps; added into the fp32 accumulator by atomics).
 // dK and dV sum the group's query heads in registers (no atomics) and are written once at the end,
 // dK scaled; dQ's accumulator is scaled and converted by a last kernel (flash3_bwd.cu).
 #pragma once
@@ -74,11 +75,13 @@ struct Flash3BwdConsumer {
   static constexpr int kSAcc = kBlockM / 2;  // S^T, dP^T and a dQ chunk: m64n64
   static constexpr int kDAcc = D / 2;        // dK, dV: m64nD
   static constexpr int kQSteps = kBlockM / 16;
-  static constexpr int kKeySteps = Traits::kWGKeys / 16;
-  static constexpr int kRowBytes = 128;             // a row of a 64-column block
+  static constexpr int kWGKeySteps = Traits::kWGKeys / 16;  // k16 steps over one warpgroup's keys
+  static constexpr int kDsBarrier = 1;   // both consumer warpgroups, once their dS^T is stored
+  static constexpr int kRowBytes = 128;  // a row of a 64-column block
   static constexpr int kK16Bytes = 16 * kRowBytes;  // 16 rows: a k16 step of an MN-major operand
 
   const Flash3BwdSmem<Traits>& smem;
+  int n0;    // the CTA's first key
   int cw;    // the consumer warpgroup
   int warp;  // the warp within it
   int g;     // accumulator row within the warp's 16 (and g + 8)
@@ -165,11 +168,11 @@ struct Flash3BwdConsumer {
         a[kq][r] = sm80::pack2<T>(acc[8 * kq + 2 * r], acc[8 * kq + 2 * r + 1]);
   }
 
-  // dS^T into the warpgroup's tile: row = key (128 bytes of 64 queries), 16-byte chunks swizzled
-  // by the row's index mod 8, which is g. a[kq][r] holds key 16 warp + g + 8(r%2), queries
-  // 16kq + 8(r/2) + 2t and + 1.
-  __device__ __forceinline__ void store_ds(const uint32_t (&a)[kQSteps][4]) const {
-    const uint32_t tile = smem.ds_tile(cw);
+  // dS^T into the warpgroup's tile of a buffer: row = key (128 bytes of 64 queries), 16-byte
+  // chunks swizzled by the row's index mod 8, which is g. a[kq][r] holds key 16 warp + g + 8(r%2),
+  // queries 16kq + 8(r/2) + 2t and + 1.
+  __device__ __forceinline__ void store_ds(const uint32_t (&a)[kQSteps][4], int buffer) const {
+    const uint32_t tile = smem.ds_buffer(buffer) + cw * Traits::kDsBytes;
 #pragma unroll
     for (int kq = 0; kq < kQSteps; ++kq)
 #pragma unroll
@@ -180,15 +183,17 @@ struct Flash3BwdConsumer {
       }
   }
 
-  // A 64-column chunk of dQ = dS K over the warpgroup's keys: A = dS (queries x keys) read
-  // MN-major from the dS^T tile, B = K (keys x D) read MN-major as the forward reads V.
-  __device__ __forceinline__ void issue_dq(float (&acc)[kSAcc], int chunk) const {
-    const uint64_t ds_desc = smem_descriptor(smem.ds_tile(cw), Traits::kDsBytes, 1024);
+  // A 64-column chunk of dQ = dS K over the CTA's first kWGs x 64 keys: A = dS (queries x keys)
+  // read MN-major from a buffer's dS^T tiles, B = K (keys x D) read MN-major as the forward
+  // reads V.
+  template <int kWGs>
+  __device__ __forceinline__ void issue_dq(float (&acc)[kSAcc], int chunk, int buffer) const {
+    const uint64_t ds_desc = smem_descriptor(smem.ds_buffer(buffer), Traits::kDsBytes, 1024);
     const uint64_t k_desc =
-        smem_descriptor(k_rows() + chunk * Traits::kKVColBytes, Traits::kKVColBytes, 1024);
+        smem_descriptor(smem.k + chunk * Traits::kKVColBytes, Traits::kKVColBytes, 1024);
     wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < kKeySteps; ++kk)
+    for (int kk = 0; kk < kWGs * kWGKeySteps; ++kk)
       wgmma_ss_n64<T, 1, 1>(acc, descriptor_at(ds_desc, kk * kK16Bytes),
                             descriptor_at(k_desc, kk * kK16Bytes), kk > 0 ? 1 : 0);
     wgmma_commit();
@@ -210,46 +215,60 @@ struct Flash3BwdConsumer {
     }
   }
 
-  // One step of 64 query rows in stage s.
-  __device__ __forceinline__ void step(int s, int64_t bh_q, int m0, float* dq_accum,
+  // Step i (stage s): the warpgroup's part unless (causal) all its keys come after the step's
+  // queries; then, once both warpgroups stored dS^T, its share of dQ. dS^T has two buffers by
+  // step parity: a tile is rewritten two steps on, after the barrier of the step between, which
+  // every warpgroup passes only once its dQ GEMMs on the tile (their only readers) completed.
+  __device__ __forceinline__ void step(int i, int s, int64_t bh_q, int m0, float* dq_accum,
                                        float (&acc_dk)[kDAcc], float (&acc_dv)[kDAcc]) const {
-    float acc_s[kSAcc];
-    float acc_dp[kSAcc];
-    issue_scores(acc_s, k_rows(), smem.q_stage(s));
-    issue_scores(acc_dp, v_rows(), smem.do_stage(s));
-    wgmma_wait<1>();
-    fence_registers(acc_s);
-    probabilities(acc_s, s, m0);
-    wgmma_wait<0>();
-    fence_registers(acc_dp);
-    score_grads(acc_s, acc_dp, s);
+    const int buffer = i % 2;
+    const bool live = !kCausal || key0 <= m0 + kBlockM - 1;
+    // The second warpgroup's keys: dS on them is zero when none of the step's queries sees them.
+    const bool upper_live = !kCausal || n0 + Traits::kWGKeys <= m0 + kBlockM - 1;
     uint32_t p_frag[kQSteps][4];
     uint32_t ds_frag[kQSteps][4];
-    pack(acc_s, p_frag);
-    pack(acc_dp, ds_frag);
-    fence_registers(acc_dv);
-    fence_registers(acc_dk);
-    wgmma_fence();
-    issue_key_grads(acc_dv, p_frag, smem.do_stage(s));
-    issue_key_grads(acc_dk, ds_frag, smem.q_stage(s));
-    wgmma_commit();
-    // The previous step's dQ GEMMs, the last readers of the tile, completed before its atomics.
-    store_ds(ds_frag);
-    fence_async_shared();
-    named_barrier_sync(1 + cw, 128);
-#pragma unroll
-    for (int chunk = 0; chunk < D / 64; ++chunk) {
-      float acc_dq[kSAcc];
-      issue_dq(acc_dq, chunk);
+    if (live) {
+      float acc_s[kSAcc];
+      float acc_dp[kSAcc];
+      issue_scores(acc_s, k_rows(), smem.q_stage(s));
+      issue_scores(acc_dp, v_rows(), smem.do_stage(s));
+      wgmma_wait<1>();
+      fence_registers(acc_s);
+      probabilities(acc_s, s, m0);
       wgmma_wait<0>();
+      fence_registers(acc_dp);
+      score_grads(acc_s, acc_dp, s);
+      pack(acc_s, p_frag);
+      pack(acc_dp, ds_frag);
+      fence_registers(acc_dv);
+      fence_registers(acc_dk);
+      wgmma_fence();
+      issue_key_grads(acc_dv, p_frag, smem.do_stage(s));
+      issue_key_grads(acc_dk, ds_frag, smem.q_stage(s));
+      wgmma_commit();
+      store_ds(ds_frag, buffer);
+      fence_async_shared();
+    }
+    named_barrier_sync(kDsBarrier, Traits::kConsumerWGs * 128);
+    const bool mine = Traits::kDqChunks == Traits::kConsumerWGs || i % Traits::kConsumerWGs == cw;
+    const int chunk = Traits::kDqChunks == Traits::kConsumerWGs ? cw : 0;
+    float acc_dq[kSAcc];
+    if (mine) {
+      if (upper_live)
+        issue_dq<Traits::kConsumerWGs>(acc_dq, chunk, buffer);
+      else
+        issue_dq<1>(acc_dq, chunk, buffer);
+    }
+    wgmma_wait<0>();  // dV and dK too: they are done with dO and Q, and the stage goes back
+    if (live) {
+      fence_registers(acc_dv);
+      fence_registers(acc_dk);
+      fence_registers(p_frag);
+      fence_registers(ds_frag);
+    }
+    mbarrier_arrive(smem.empty(s));
+    if (mine) {
       fence_registers(acc_dq);
-      if (chunk == 0) {  // dV and dK are done with dO and Q: the stage goes back
-        fence_registers(acc_dv);
-        fence_registers(acc_dk);
-        fence_registers(p_frag);
-        fence_registers(ds_frag);
-        mbarrier_arrive(smem.empty(s));
-      }
       add_dq(acc_dq, chunk, bh_q, m0, dq_accum);
     }
   }
@@ -306,6 +325,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   const int tw = tid % 128;
   const int lane = tid % 32;
   const Consumer consumer{.smem = smem,
+                          .n0 = block.n0,
                           .cw = cw,
                           .warp = tw / 32,
                           .g = lane / 4,
@@ -323,12 +343,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     const int s = Smem::stage(i);
     const int m0 = block.m0(i);
     mbarrier_wait(smem.full(s), Smem::parity(i));
-    // Causal: a step whose every query comes before the warpgroup's first key adds nothing.
-    if (kCausal && consumer.key0 > m0 + Traits::kBlockM - 1) {
-      mbarrier_arrive(smem.empty(s));
-      continue;
-    }
-    consumer.step(s, block.bh_q(i), m0, dq_accum, acc_dk, acc_dv);
+    consumer.step(i, s, block.bh_q(i), m0, dq_accum, acc_dk, acc_dv);
   }
   consumer.store_key_grads(acc_dk, acc_dv, block.bh_kv, p.scale, dk, dv);
 #else

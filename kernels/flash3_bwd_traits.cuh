@@ -15,7 +15,8 @@ namespace sdpa::flash3 {
 // rows, streamed through a ring of kStages stages (Q, dO, LSE and delta). Tiles of 16-bit values
 // are D/64 column blocks of 128-byte rows, 128-byte swizzled: what TMA writes and wgmma reads.
 // A warpgroup's registers at D128: dK and dV 64 + 64, S^T and dP^T 32 + 32 (or P^T and dS^T
-// packed, 16 + 16), a 64-column chunk of dQ 32: under the 240 it gets.
+// packed, 16 + 16), a 64-column chunk of dQ 32: under the 240 it gets. dS^T goes through
+// shared memory: the two warpgroups' tiles together are dS over the CTA's 128 keys.
 template <int kHeadDim_, int kStages_>
 struct Flash3BwdTraits {
   static constexpr int kHeadDim = kHeadDim_;
@@ -36,15 +37,20 @@ struct Flash3BwdTraits {
   static constexpr int kStatBytes = kBlockM * 4;                   // LSE or delta of a step
   static constexpr int kStepBytes = 2 * kQBytes + 2 * kStatBytes;  // what a stage's TMA lands
   static constexpr int kDsBytes = kWGKeys * kBlockM * 2;           // a warpgroup's dS^T, 64 x 64
+  // dQ = dS K over the CTA's 128 keys, in 64-column chunks: at D128 each warpgroup takes one chunk
+  // every step, at D64 the warpgroups take the one chunk of alternate steps.
+  static constexpr int kDqChunks = kHeadDim / 64;
   // K/V's barrier, then full and empty for each stage.
   static constexpr int kBarrierBytes = 8 * (1 + 2 * kStages);
-  // 1024 bytes of slack: the swizzle atoms must start 1024-aligned.
+  // 1024 bytes of slack: the swizzle atoms must start 1024-aligned. dS^T (both warpgroups'
+  // tiles) has two buffers, by step parity (flash3_bwd_kernel.cuh).
   static constexpr int kSmemBytes = 1024 + 2 * kKVBytes + kStages * (2 * kQBytes + 2 * kStatBytes) +
-                                    kConsumerWGs * kDsBytes + kBarrierBytes;
+                                    2 * kConsumerWGs * kDsBytes + kBarrierBytes;
 
   static_assert(kHeadDim == 64 || kHeadDim == 128, "wgmma_rs is written for N = 64 and 128");
   static_assert(kBlockM == 64, "S^T and dP^T are one m64n64 wgmma per k16 step");
   static_assert(kWGKeys == 64, "a warpgroup's keys are one m64 tile of dK and dV");
+  static_assert(kDqChunks == kConsumerWGs || kDqChunks == 1, "dQ's chunks shared out evenly");
   static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumerWGs <= 65536,
                 "the register file holds one CTA");
   static_assert(kSmemBytes <= 227 * 1024, "over the per-block shared-memory limit");
@@ -57,9 +63,10 @@ struct Flash3BwdConfig {
   using Traits = Flash3BwdTraits<kHeadDim, 3>;
 };
 
-// K and V (each 1024-aligned), the stages' Q and dO, the warpgroups' dS^T tiles, the stages'
-// LSE and delta rows, then the barriers. Full barriers count the bytes TMA landed; empty ones
-// count the consumer threads done with a stage.
+// K and V (each 1024-aligned), the stages' Q and dO, two buffers of the warpgroups' dS^T tiles
+// (keys 0-63, then 64-127: 128 rows of 64 queries), the stages' LSE and delta rows, then the
+// barriers. Full barriers count the bytes TMA landed; empty ones count the consumer threads done
+// with a stage.
 template <typename Traits>
 struct Flash3BwdSmem {
   static constexpr int kStages = Traits::kStages;
@@ -78,12 +85,14 @@ struct Flash3BwdSmem {
         q(v + Traits::kKVBytes),
         d_o(q + kStages * Traits::kQBytes),
         ds(d_o + kStages * Traits::kQBytes),
-        stats(ds + Traits::kConsumerWGs * Traits::kDsBytes),
+        stats(ds + 2 * Traits::kConsumerWGs * Traits::kDsBytes),
         bars(stats + kStages * 2 * Traits::kStatBytes) {}
 
   __device__ __forceinline__ uint32_t q_stage(int s) const { return q + s * Traits::kQBytes; }
   __device__ __forceinline__ uint32_t do_stage(int s) const { return d_o + s * Traits::kQBytes; }
-  __device__ __forceinline__ uint32_t ds_tile(int cw) const { return ds + cw * Traits::kDsBytes; }
+  __device__ __forceinline__ uint32_t ds_buffer(int buffer) const {
+    return ds + buffer * Traits::kConsumerWGs * Traits::kDsBytes;
+  }
   __device__ __forceinline__ uint32_t lse(int s) const {
     return stats + s * 2 * Traits::kStatBytes;
   }
