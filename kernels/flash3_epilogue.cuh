@@ -22,6 +22,8 @@ struct Flash3Epilogue {
 
   const Flash3Smem<Traits>& smem;
   const CUtensorMap* map_o;
+  // [B, Hq, Sq], exp2 units, when a backward follows (FusedForward::lse); else null.
+  float* lse;
   int cw;    // the consumer warpgroup
   int tw;    // the thread within it
   int warp;  // the warp within it
@@ -44,9 +46,15 @@ struct Flash3Epilogue {
       if (split_slot >= 0) {
         finish_split_unit<T, Traits::kConsumerWGs>(split, split_slot, cw, tw, acc_o, rows.row_max,
                                                    row_sum, rows.scale_log2, bh_q, seq_q, rows.row0,
-                                                   t);
+                                                   t, lse);
         return;
       }
+    }
+    if (lse != nullptr && t == 0) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half)
+        store_row_lse(lse, bh_q, seq_q, rows.row0 + 8 * half, rows.row_max[half], row_sum[half],
+                      rows.scale_log2);
     }
     const uint32_t o_wg = smem.o + cw * Traits::kWGRows * 128;
     float inv[2];

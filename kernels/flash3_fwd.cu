@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "flash3_bwd.h"
 #include "flash3_decode.h"
 #include "flash3_fwd.h"
 #include "flash3_tail_plan.h"
@@ -49,7 +50,8 @@ cudaError_t launch_schedule(const FusedForward& f) {
 
 cudaError_t launch_default(const FusedForward& f) {
   return launch_within_limits(flash3::Flash3HeadDims{}, kLimits, f, [&](auto d) {
-    if (flash3::uses_decode_kernel(f.shape)) return flash3::launch_flash3_decode(f);
+    // The decode kernel keeps no row statistics: a forward that a backward follows runs prefill.
+    if (f.lse == nullptr && flash3::uses_decode_kernel(f.shape)) return flash3::launch_flash3_decode(f);
     using Default = flash3::Flash3Default;
     return flash3::launch_flash3_forward_hdim<decltype(d)::value, Default::kSchedule,
                                               Default::kPersistent>(f);
@@ -86,14 +88,17 @@ std::size_t prefill_workspace_bytes(const AttentionShape& s) {
   });
 }
 
+// A short-query forward that a backward follows runs prefill (launch_default): room for either.
 std::size_t workspace_bytes(const AttentionShape& s) {
-  return flash3::uses_decode_kernel(s) ? flash3::decode_workspace_bytes_here(s)
-                                       : prefill_workspace_bytes(s);
+  return flash3::uses_decode_kernel(s)
+             ? std::max(flash3::decode_workspace_bytes_here(s), prefill_workspace_bytes(s))
+             : prefill_workspace_bytes(s);
 }
 
+// Every schedule writes the rows' LSE when a backward follows; the backward is the same for all.
 template <Flash3Schedule kSchedule, bool kPersistent>
 constexpr FusedForwardKernel kScheduled{kPrefillLimits, launch_schedule<kSchedule, kPersistent>,
-                                        prefill_workspace_bytes};
+                                        prefill_workspace_bytes, launch_flash3_backward};
 
 template <bool kPersistent>
 const FusedForwardKernel& scheduled(Flash3Schedule schedule) {
@@ -110,7 +115,8 @@ const FusedForwardKernel& scheduled(Flash3Schedule schedule) {
 
 }  // namespace
 
-constexpr FusedForwardKernel kFlash3Forward{kLimits, launch_default, workspace_bytes};
+constexpr FusedForwardKernel kFlash3Forward{kLimits, launch_default, workspace_bytes,
+                                            launch_flash3_backward};
 constexpr FusedForwardKernel kFlash3Decode{kLimits, launch_decode, workspace_bytes};
 
 const FusedForwardKernel& flash3_forward(Flash3Schedule schedule, bool persistent) {

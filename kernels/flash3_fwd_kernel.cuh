@@ -36,7 +36,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
                       const __grid_constant__ CUtensorMap map_k,
                       const __grid_constant__ CUtensorMap map_v,
                       const __grid_constant__ CUtensorMap map_o, const AttentionShape p,
-                      const int heads_per_section, const TailSplit split, const TileQueue queue) {
+                      const int heads_per_section, const TailSplit split, const TileQueue queue,
+                      float* const lse) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Smem = Flash3Smem<Traits>;
   using Rows = ConsumerRows<Traits, T, kCausal>;
@@ -61,7 +62,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
   const int tw = tid % 128;
   const int warp = tw / 32;
   const int lane = tid % 32;
-  const Flash3Epilogue<Traits, T, kCausal> epilogue{smem, &map_o, cw, tw, warp, lane / 4, lane % 4};
+  const int g = lane / 4;
+  const Flash3Epilogue<Traits, T, kCausal> epilogue{smem, &map_o, lse, cw, tw, warp, g, lane % 4};
   const int seq_q = static_cast<int>(p.seq_q);
   uint32_t used = 0;  // the key blocks this CTA consumed in earlier units: the ring's position
   for (int tile_count = 0;; ++tile_count) {
@@ -164,7 +166,7 @@ cudaError_t launch_flash3_forward_hdim(const FusedForward& f) {
     if (attr != cudaSuccess) return attr;
     auto* const kernel = s.causal ? causal : full;
     kernel<<<static_cast<unsigned>(grid), Traits::kNThreads, Traits::kSmemBytes, f.stream>>>(
-        map_q, map_k, map_v, map_o, s, section_heads(s, sizeof(T), l2_bytes), split, queue);
+        map_q, map_k, map_v, map_o, s, section_heads(s, sizeof(T), l2_bytes), split, queue, f.lse);
     return cudaGetLastError();
   });
 }

@@ -16,16 +16,26 @@
 
 namespace sdpa::flash3 {
 
+// A row's log-sum-exp in exp2 units (P = exp2(s * scale_log2 - lse)) for a backward, from its raw
+// maximum and its sum; +inf (P = 0) for a row that saw no key. Rows past seq_q are not written.
+__device__ __forceinline__ void store_row_lse(float* lse, int64_t bh_q, int seq_q, int row,
+                                              float row_max, float row_sum, float scale_log2) {
+  if (row >= seq_q) return;
+  lse[bh_q * seq_q + row] = row_sum > 0.f ? row_max * scale_log2 + __log2f(row_sum) : INFINITY;
+}
+
 // Every thread of a consumer warpgroup whose unit is part `slot` of a split tile (slots count
 // from the first unit of the last round): its part of O (unnormalised), its rows' max (raw
 // scores) and sum are left in the workspace; the warp whose part completes its tile combines the
 // parts and writes its 16 rows of O. acc_o holds accumulator i of column 8(i/4) + 2t + i%2 of row
-// row0 + 8((i/2)%2), the layout of an m64nD wgmma tile.
+// row0 + 8((i/2)%2), the layout of an m64nD wgmma tile. The combining warp also writes the rows'
+// log-sum-exp when `lse` is set.
 template <typename T, int kConsumerWGs, int kOAcc>
 __device__ __forceinline__ void finish_split_unit(const TailSplit& split, int slot, int cw, int tw,
                                                   float (&acc_o)[kOAcc], const float (&row_max)[2],
                                                   const float (&row_sum)[2], float scale_log2,
-                                                  int64_t bh_q, int seq_q, int row0, int t) {
+                                                  int64_t bh_q, int seq_q, int row0, int t,
+                                                  float* lse) {
   constexpr int kVecs = kOAcc / 4;
   constexpr int kHeadDim = 2 * kOAcc;
   const int warp = tw / 32;
@@ -79,6 +89,8 @@ __device__ __forceinline__ void finish_split_unit(const TailSplit& split, int sl
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     const int row = row0 + 8 * half;
+    if (lse != nullptr && t == 0)
+      store_row_lse(lse, bh_q, seq_q, row, m[half], l[half], scale_log2);
     if (row >= seq_q) continue;
     const float inv = l[half] > 0.f ? 1.f / l[half] : 0.f;
     T* const out = static_cast<T*>(split.o) + (bh_q * seq_q + row) * kHeadDim + 2 * t;

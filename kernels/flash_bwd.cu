@@ -41,7 +41,6 @@ cudaError_t launch_flash_backward(const FusedBackward& b) {
   if (b.lse == nullptr || b.workspace == nullptr) return cudaErrorInvalidValue;
   const AttentionShape& s = b.shape;
   const int64_t rows = s.batch * s.heads * s.seq_q;
-  const int64_t n = rows * s.head_dim;
   float* delta = b.workspace;
   float* dq_accum = b.workspace + rows;
   return dispatch_dtype(b.dtype, [&](auto type) {
@@ -55,8 +54,16 @@ cudaError_t launch_flash_backward(const FusedBackward& b) {
       return flash::launch_flash_backward_main<decltype(d)::value>(b, delta, dq_accum);
     });
     if (main != cudaSuccess) return main;
+    return launch_flash_backward_convert_dq(b, dq_accum);
+  });
+}
+
+cudaError_t launch_flash_backward_convert_dq(const FusedBackward& b, const float* dq_accum) {
+  const int64_t n = b.shape.batch * b.shape.heads * b.shape.seq_q * b.shape.head_dim;
+  return dispatch_dtype(b.dtype, [&](auto type) {
+    using T = typename decltype(type)::type;
     flash_bwd_convert_dq_kernel<T><<<elementwise_grid(n), kElementwiseBlock, 0, b.stream>>>(
-        dq_accum, static_cast<T*>(b.dq), n, s.scale);
+        dq_accum, static_cast<T*>(b.dq), n, b.shape.scale);
     return cudaGetLastError();
   });
 }

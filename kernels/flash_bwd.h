@@ -13,6 +13,10 @@ namespace sdpa {
 // cudaErrorInvalidValue for a head dim other than 64 and 128.
 cudaError_t launch_flash_backward(const FusedBackward& b);
 
+// The last kernel alone: dQ = scale * dq_accum ([B, Hq, Sq, D] fp32) in b's dtype, into b.dq.
+// flash3's backward accumulates dQ in the same layout and ends with it too.
+cudaError_t launch_flash_backward_convert_dq(const FusedBackward& b, const float* dq_accum);
+
 namespace flash {
 // Defined in flash_bwd_kernel.cuh, instantiated by one translation unit per head dimension.
 template <int kHeadDim>

@@ -110,9 +110,16 @@ struct FusedBackward {
   cudaStream_t stream;
 };
 
-// delta (a float a query row) and the fp32 dQ accumulator (D a row).
+// A head's query rows rounded up to whole 64-row boxes: flash3's backward reads its row
+// statistics by TMA, whose steps between heads must be multiples of 16 bytes.
+inline int64_t padded_stat_rows(const AttentionShape& s) {
+  return (s.seq_q + 63) / 64 * 64;
+}
+
+// The most a fused backward needs: two floats a padded query row (flash: delta; flash3: LSE and
+// delta, padded) and the fp32 dQ accumulator (D a row).
 inline int64_t fused_backward_workspace_floats(const AttentionShape& s) {
-  return s.batch * s.heads * s.seq_q * (1 + s.head_dim);
+  return s.batch * s.heads * (2 * padded_stat_rows(s) + s.seq_q * s.head_dim);
 }
 
 struct FusedForwardKernel {

@@ -27,6 +27,11 @@ __device__ __forceinline__ uint32_t lane_id_here() {
 __device__ __forceinline__ void store_shared_u32(uint32_t addr, uint32_t value) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(value) : "memory");
 }
+__device__ __forceinline__ float2 load_shared_f32x2(uint32_t addr) {
+  float2 v;
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");
+  return v;
+}
 
 // ---- mbarrier: TMA completion (transaction bytes) and stage hand-back (arrivals).
 
@@ -97,6 +102,15 @@ __device__ __forceinline__ void tma_load_3d(uint32_t dst, const CUtensorMap* map
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
       : "memory");
 }
+// The same on a 2-D map {row, head} (the backward's fp32 row statistics).
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar,
+                                            int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, "
+      "%3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
+}
 // Elements of the box outside the tensor are not written: rows past the sequence stay untouched.
 __device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, uint32_t src, int c0, int c1,
                                              int c2) {
@@ -143,7 +157,8 @@ __device__ __forceinline__ void lower_registers() {
 // A shared-memory matrix descriptor for a 128-byte-swizzled operand whose 1024-byte swizzle
 // atoms (8 rows of 128 bytes) start 1024-aligned. K-major (Q, K): `stride` = 1024, the step
 // between 8-row groups; `leading` is unused. MN-major (V, transposed on read): `stride` = 1024,
-// the step between groups of 8 keys, `leading` = the step between 64-column blocks of D.
+// the step between groups of 8 keys, `leading` = the step between 64-column blocks of D. The
+// backward reads an MN-major A the same way (dS stored as dS^T: 8-key groups 1024 bytes apart).
 __device__ __forceinline__ uint64_t smem_descriptor(uint32_t addr, uint32_t leading,
                                                     uint32_t stride) {
   return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) |
@@ -208,6 +223,24 @@ __device__ __forceinline__ void fence_registers(uint32_t (&r)[M][N]) {
       : "l"(a_desc), "l"(b_desc), "r"(scale_d)                                                     \
       : "memory")
 
+// m64n64k16 with both operands from shared memory, each K-major (0) or MN-major (1): the
+// backward's S^T = K Q^T and dP^T = V dO^T (both K-major) and dQ = dS K (both MN-major).
+#define SDPA_WGMMA_SS_N64(TYPE)                                                                    \
+  asm volatile(                                                                                    \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                 \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE                                  \
+      " {"                                                                                         \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "           \
+      "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"                       \
+      "}, %32, %33, p, 1, 1, %35, %36;\n}\n"                                                       \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])                                         \
+      : "l"(a_desc), "l"(b_desc), "r"(scale_d), "n"(kTransA), "n"(kTransB)                         \
+      : "memory")
+
 #define SDPA_WGMMA_RS_N64(TYPE)                                                                    \
   asm volatile(                                                                                    \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                                 \
@@ -261,6 +294,19 @@ __device__ __forceinline__ void wgmma_ss_n128(float (&d)[64], uint64_t a_desc, u
   }
 }
 
+// d (64 x 64) (+)= A (64 x 16) * B (16 x 64), both in shared memory; kTransA / kTransB = 1: the
+// operand is MN-major (read transposed), 0: K-major.
+template <typename T, int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_ss_n64(float (&d)[32], uint64_t a_desc, uint64_t b_desc,
+                                             int scale_d) {
+  static_assert((kTransA == 0 || kTransA == 1) && (kTransB == 0 || kTransB == 1));
+  if constexpr (kIsBf16<T>) {
+    SDPA_WGMMA_SS_N64("bf16");
+  } else {
+    SDPA_WGMMA_SS_N64("f16");
+  }
+}
+
 // d (64 x N) (+)= A (64 x 16, registers) * B (16 x N, MN-major in shared memory), N = 64 or 128.
 template <typename T, int N>
 __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t b_desc,
@@ -282,6 +328,7 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N / 2], const uint32_t (&a)[
 }
 
 #undef SDPA_WGMMA_SS_N128
+#undef SDPA_WGMMA_SS_N64
 #undef SDPA_WGMMA_RS_N64
 #undef SDPA_WGMMA_RS_N128
 

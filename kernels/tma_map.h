@@ -19,4 +19,10 @@ namespace sdpa {
 cudaError_t encode_head_major_map(CUtensorMap& map, const void* base, DType dtype, int64_t heads,
                                   int64_t rows, int head_dim, int box_rows);
 
+// A 2-D map {rows, heads} over a contiguous [heads, rows] fp32 tensor (the backward's row
+// statistics), read in boxes of box_rows rows of one head, unswizzled. TMA needs the step between
+// heads to be a multiple of 16 bytes: `rows` a multiple of 4 (cudaErrorInvalidValue otherwise).
+cudaError_t encode_row_stats_map(CUtensorMap& map, const float* base, int64_t heads, int64_t rows,
+                                 int box_rows);
+
 }  // namespace sdpa

@@ -19,7 +19,8 @@ constexpr std::string_view kSummary =
     "three consumer warpgroups; Sq <= 16 runs a split-KV decode kernel instead (grouped heads "
     "packed into one tile; reads a paged K/V cache too); variants: decode, and the consumers' "
     "schedules (serial, overlap, pingpong), each also with a persistent grid (not causal: the "
-    "last round's tiles split along the keys)";
+    "last round's tiles split along the keys); backward: a CTA per 128 keys, TMA producer, two "
+    "wgmma consumers, dQ by fp32 atomics";
 
 #ifdef SDPA_HAVE_FLASH3
 // The schedules as variants (flash3:all), named as in kernels/flash3_fwd.h; without one, each
@@ -79,6 +80,7 @@ const BackendEntry& flash3_backend_entry() {
       .head_dims = "64, 128",
       .archs = "sm_90a",
       .not_built_reason = "its kernel is sm_90a code and CMAKE_CUDA_ARCHITECTURES has no 90a",
+      .no_backward_reason = "",  // its backward is built with its forward
       .unsupported = nullptr,
       .workspace_bytes = nullptr,
       .create = nullptr,

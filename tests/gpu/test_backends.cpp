@@ -182,6 +182,28 @@ TEST(Variants, EveryFlash3ScheduleMatchesTheReference) {
   }
 }
 
+// flash3's backward after every schedule's forward, which writes the rows' LSE (a split tile's
+// from its combined parts: the non-causal persistent grids of variant_problems split): dQ, dK, dV
+// at odd sizes, grouped heads (4 / 2) with Sq != Skv both ways, D64 and D128, bf16 and fp16.
+TEST(Variants, EveryFlash3ScheduleFeedsTheBackward) {
+  const BackendEntry& flash3 = flash3_backend_entry();
+  if (!flash3.built()) GTEST_SKIP() << "flash3 is not built: " << flash3.not_built_reason;
+  ASSERT_TRUE(flash3.has_backward());
+  DeviceInfo device;
+  std::string error;
+  ASSERT_TRUE(query_device(0, device, error)) << error;
+  if (device.arch() != 90) GTEST_SKIP() << "flash3 runs on sm_90 only; this is sm_" << device.arch();
+  std::vector<Problem> problems = variant_problems();
+  problems.push_back(problem(2, 4, 2, 1000, 300, 128, DType::fp16, true));
+  for (std::size_t i = 0; i < problems.size(); ++i)
+    problems[i].pass = i % 2 == 0 ? AttentionPass::backward : AttentionPass::forward_backward;
+  const std::map<std::string, int> verified = verify_all({problems, {{&flash3, true}}});
+  for (const std::string& s : flash3.variants(problems[0])) {
+    const std::string name = case_backend_name(flash3, s);
+    EXPECT_EQ(verified.contains(name) ? verified.at(name) : 0, static_cast<int>(problems.size())) << name;
+  }
+}
+
 TEST(Variants, EveryCudnnEngineConfigMatchesTheReference) {
   const BackendEntry& cudnn = cudnn_backend_entry();
   if (!cudnn.built()) GTEST_SKIP() << "built without cuDNN: " << cudnn.not_built_reason;

@@ -135,6 +135,12 @@ TEST(FusedLimits, Flash3RunsOnSm90Only) {
       "head dim 96 not built: its wgmma shapes and 128-byte swizzled tiles are written for 64 "
       "and 128 and only 64 and 128 are instantiated");
   EXPECT_EQ(launch(kFlash3Forward, problem(96)), cudaErrorInvalidValue);
+  EXPECT_TRUE(e.has_backward());
+  ASSERT_NE(kFlash3Forward.launch_backward, nullptr);
+  // Without the forward's row statistics the backward refuses before it touches the device.
+  FusedBackward b{};
+  b.shape = AttentionShape{1, 1, 1, 64, 64, 64, false, 0.125f};
+  EXPECT_EQ(kFlash3Forward.launch_backward(b), cudaErrorInvalidValue);
 #else
   EXPECT_FALSE(e.built());
   EXPECT_NE(e.not_built_reason.find("90a"), std::string_view::npos);

@@ -1,0 +1,6 @@
+// The flash3 backward's main kernel at head dim 64, in a translation unit of its own so the head
+// dims compile in parallel.
+#include "flash3_bwd_kernel.cuh"
+
+template cudaError_t sdpa::flash3::launch_flash3_backward_main<64>(
+    const sdpa::FusedBackward&, const sdpa::flash3::Flash3BwdRows&);

@@ -1,0 +1,152 @@
+// Compile-time tile choices of the flash3 backward (FlashAttention-3 design, sm_90a), where a CTA
+// keeps its tiles in shared memory, and which query steps a CTA runs.
+#pragma once
+
+#include <cstdint>
+
+#include "attention_shape.h"
+#include "mma_sm90.cuh"
+
+namespace sdpa::flash3 {
+
+// A CTA owns kBlockN = 128 keys of one (batch, KV head): each of its two consumer warpgroups
+// owns 64 of them (one wgmma m64 tile of dK and dV, kept in registers over the whole loop), and
+// the CTA steps through the queries of every query head of the group in blocks of kBlockM = 64
+// rows, streamed through a ring of kStages stages (Q, dO, LSE and delta). Tiles of 16-bit values
+// are D/64 column blocks of 128-byte rows, 128-byte swizzled: what TMA writes and wgmma reads.
+// A warpgroup's registers at D128: dK and dV 64 + 64, S^T and dP^T 32 + 32 (or P^T and dS^T
+// packed, 16 + 16), a 64-column chunk of dQ 32: under the 240 it gets. dS^T goes through
+// shared memory: the two warpgroups' tiles together are dS over the CTA's 128 keys.
+template <int kHeadDim_, int kStages_>
+struct Flash3BwdTraits {
+  static constexpr int kHeadDim = kHeadDim_;
+  static constexpr int kStages = kStages_;
+  static constexpr int kConsumerWGs = 2;
+  static constexpr int kWGKeys = 64;
+  static constexpr int kBlockN = kConsumerWGs * kWGKeys;
+  static constexpr int kBlockM = 64;
+  static constexpr int kNThreads = (kConsumerWGs + 1) * 128;
+  static constexpr int kColBlocks = kHeadDim / 64;
+  static constexpr int kProducerRegs = 24;
+  static constexpr int kConsumerRegs = 240;
+
+  static constexpr int kKVColBytes = kBlockN * 128;                // a 64-column block of K or V
+  static constexpr int kKVBytes = kColBlocks * kKVColBytes;        // K or V
+  static constexpr int kQColBytes = kBlockM * 128;                 // a 64-column block of Q or dO
+  static constexpr int kQBytes = kColBlocks * kQColBytes;          // Q or dO of a step
+  static constexpr int kStatBytes = kBlockM * 4;                   // LSE or delta of a step
+  static constexpr int kStepBytes = 2 * kQBytes + 2 * kStatBytes;  // what a stage's TMA lands
+  static constexpr int kDsBytes = kWGKeys * kBlockM * 2;           // a warpgroup's dS^T, 64 x 64
+  // dQ = dS K over the CTA's 128 keys, in 64-column chunks: at D128 each warpgroup takes one chunk
+  // every step, at D64 the warpgroups take the one chunk of alternate steps.
+  static constexpr int kDqChunks = kHeadDim / 64;
+  // K/V's barrier, then full and empty for each stage.
+  static constexpr int kBarrierBytes = 8 * (1 + 2 * kStages);
+  // 1024 bytes of slack: the swizzle atoms must start 1024-aligned. dS^T (both warpgroups'
+  // tiles) has two buffers, by step parity (flash3_bwd_kernel.cuh).
+  static constexpr int kSmemBytes = 1024 + 2 * kKVBytes + kStages * (2 * kQBytes + 2 * kStatBytes) +
+                                    2 * kConsumerWGs * kDsBytes + kBarrierBytes;
+
+  static_assert(kHeadDim == 64 || kHeadDim == 128, "wgmma_rs is written for N = 64 and 128");
+  static_assert(kBlockM == 64, "S^T and dP^T are one m64n64 wgmma per k16 step");
+  static_assert(kWGKeys == 64, "a warpgroup's keys are one m64 tile of dK and dV");
+  static_assert(kDqChunks == kConsumerWGs || kDqChunks == 1, "dQ's chunks shared out evenly");
+  static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumerWGs <= 65536,
+                "the register file holds one CTA");
+  static_assert(kSmemBytes <= 227 * 1024, "over the per-block shared-memory limit");
+};
+
+// Three stages at both head dims: the CTA is alone on its SM (registers), so shared memory is
+// free up to the limit, and a third stage lets the producer run a step further ahead.
+template <int kHeadDim>
+struct Flash3BwdConfig {
+  using Traits = Flash3BwdTraits<kHeadDim, 3>;
+};
+
+// K and V (each 1024-aligned), the stages' Q and dO, two buffers of the warpgroups' dS^T tiles
+// (keys 0-63, then 64-127: 128 rows of 64 queries), the stages' LSE and delta rows, then the
+// barriers. Full barriers count the bytes TMA landed; empty ones count the consumer threads done
+// with a stage.
+template <typename Traits>
+struct Flash3BwdSmem {
+  static constexpr int kStages = Traits::kStages;
+
+  uint32_t k;
+  uint32_t v;
+  uint32_t q;
+  uint32_t d_o;
+  uint32_t ds;
+  uint32_t stats;
+  uint32_t bars;
+
+  __device__ __forceinline__ explicit Flash3BwdSmem(uint32_t base)
+      : k((base + 1023) & ~1023u),
+        v(k + Traits::kKVBytes),
+        q(v + Traits::kKVBytes),
+        d_o(q + kStages * Traits::kQBytes),
+        ds(d_o + kStages * Traits::kQBytes),
+        stats(ds + 2 * Traits::kConsumerWGs * Traits::kDsBytes),
+        bars(stats + kStages * 2 * Traits::kStatBytes) {}
+
+  __device__ __forceinline__ uint32_t q_stage(int s) const { return q + s * Traits::kQBytes; }
+  __device__ __forceinline__ uint32_t do_stage(int s) const { return d_o + s * Traits::kQBytes; }
+  __device__ __forceinline__ uint32_t ds_buffer(int buffer) const {
+    return ds + buffer * Traits::kConsumerWGs * Traits::kDsBytes;
+  }
+  __device__ __forceinline__ uint32_t lse(int s) const {
+    return stats + s * 2 * Traits::kStatBytes;
+  }
+  __device__ __forceinline__ uint32_t delta(int s) const { return lse(s) + Traits::kStatBytes; }
+
+  __device__ __forceinline__ uint32_t kv_full() const { return bars; }
+  __device__ __forceinline__ uint32_t full(int s) const { return bars + 8 * (1 + s); }
+  __device__ __forceinline__ uint32_t empty(int s) const { return bars + 8 * (1 + kStages + s); }
+
+  // Step i of a CTA uses stage i % kStages, whose barriers are in their (i / kStages)-th phase.
+  __device__ __forceinline__ static int stage(int i) { return i % kStages; }
+  __device__ __forceinline__ static uint32_t parity(int i) {
+    return static_cast<uint32_t>((i / kStages) & 1);
+  }
+
+  // By one thread, before the CTA's first __syncthreads.
+  __device__ __forceinline__ void init_barriers() const {
+    sm90::mbarrier_init(kv_full(), 1);
+    for (int s = 0; s < kStages; ++s) {
+      sm90::mbarrier_init(full(s), 1);
+      sm90::mbarrier_init(empty(s), Traits::kConsumerWGs * 128);
+    }
+    sm90::mbarrier_init_fence();
+  }
+};
+
+// The work of a CTA: its block of keys (grid x) of one KV head (y) of one batch (z), and the
+// steps over its group's query heads and their blocks of kBlockM rows, head by head. Causal
+// (top-left: query m sees key n <= m): a head's steps start at the query block holding the
+// block's first key; a block of keys no query sees has none, and writes dK = dV = 0.
+template <typename Traits, bool kCausal>
+struct Flash3BwdBlock {
+  int n0;
+  int bh_kv;
+  int bh_q0;     // the group's first query head
+  int m_first;   // a head's first query block
+  int per_head;  // steps per query head
+  int steps;
+
+  __device__ __forceinline__ explicit Flash3BwdBlock(const AttentionShape& p) {
+    const int group = static_cast<int>(p.heads / p.kv_heads);
+    const int m_blocks = static_cast<int>((p.seq_q + Traits::kBlockM - 1) / Traits::kBlockM);
+    n0 = static_cast<int>(blockIdx.x) * Traits::kBlockN;
+    bh_kv = static_cast<int>(blockIdx.z * p.kv_heads + blockIdx.y);
+    bh_q0 = static_cast<int>(blockIdx.z * p.heads + blockIdx.y * group);
+    m_first = kCausal ? min(n0 / Traits::kBlockM, m_blocks) : 0;
+    per_head = m_blocks - m_first;
+    steps = group * per_head;
+  }
+
+  __device__ __forceinline__ int bh_q(int i) const { return bh_q0 + i / per_head; }
+  __device__ __forceinline__ int m0(int i) const {
+    return (m_first + i % per_head) * Traits::kBlockM;
+  }
+};
+
+}  // namespace sdpa::flash3
