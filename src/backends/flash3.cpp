@@ -45,7 +45,8 @@ constexpr std::string_view kDecodeVariant = "decode";
 // contiguous (what flash3 ran there before its decode kernel); only the decode kernel reads pages.
 std::vector<std::string> variant_names(const Problem& p) {
   std::vector<std::string> names;
-  if (p.seq_q <= flash3::kDecodeMaxSeqQ) names.emplace_back(kDecodeVariant);
+  // The decode kernel keeps no row statistics: no backward follows it.
+  if (p.seq_q <= flash3::kDecodeMaxSeqQ && !p.has_backward()) names.emplace_back(kDecodeVariant);
   if (p.paged()) return names;
   for (const Variant& v : kVariants) names.emplace_back(v.name);
   return names;

@@ -5,6 +5,7 @@
 #include "gpu/check.h"
 #include "gpu/device_buffer.h"
 #include "gpu/problem_shape.h"
+#include "model/errors.h"
 
 namespace sdpa {
 namespace {
@@ -16,7 +17,10 @@ class FusedBackend final : public Backend {
   void prepare(const Problem& problem, cudaStream_t stream) override {
     shape_ = attention_shape(problem);
     dtype_ = problem.dtype;
-    if (problem.has_backward() && kernel_.launch_backward != nullptr) {
+    // A variant whose kernel has no backward (flash3's decode) under a backend that has one.
+    if (problem.has_backward() && kernel_.launch_backward == nullptr)
+      throw CaseDeclined(fmt::format("this variant's kernel {}", kNoBackwardYet));
+    if (problem.has_backward()) {
       lse_ = DeviceBuffer(static_cast<std::size_t>(shape_.batch * shape_.heads * shape_.seq_q) * sizeof(float));
       backward_workspace_ =
           DeviceBuffer(static_cast<std::size_t>(fused_backward_workspace_floats(shape_)) * sizeof(float));
