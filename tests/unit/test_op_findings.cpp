@@ -93,7 +93,11 @@ TEST(OpFindings, SafeSoftmax) {
 CaseResult flash(int transposes) {
   std::vector<OpProfile> ops = {op("aten::scaled_dot_product_attention", -1, 0, 1, 60),
                                 op("aten::_scaled_dot_product_flash_attention", 0, 1, 1, 50)};
-  if (transposes > 0) ops.push_back(op("aten::transpose", 1, 2, transposes, 2.0 * transposes));
+  if (transposes > 0) {
+    ops.push_back(op("aten::transpose", 1, 2, transposes, 2.0 * transposes));
+    // Each transpose calls as_strided, as PyTorch's does: not a transpose of its own.
+    ops.push_back(op("aten::as_strided", 2, 3, transposes, 0.5 * transposes));
+  }
   ops.push_back(op("aten::_flash_attention_forward", 1, 2, 1, 30, 1));
   return traced("torch:flash", ops);
 }
