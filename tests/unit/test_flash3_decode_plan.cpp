@@ -214,7 +214,7 @@ TEST(Flash3DecodePlan, DecodeShapesHaveTheDecodeVariant) {
   EXPECT_EQ(prefill.size(), 6u);
   EXPECT_EQ(std::count(prefill.begin(), prefill.end(), "decode"), 0);
   // The decode kernel keeps no row statistics, so a backward never follows it: with a backward
-  // the short shape runs the schedules alone (the H100 run crashed calling its absent backward).
+  // the short shape runs the schedules alone, which write the statistics a backward reads.
   Problem backward = paged_problem(1, 0);
   backward.pass = AttentionPass::backward;
   const std::vector<std::string> with_backward = e.variants(backward);
