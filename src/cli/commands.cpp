@@ -300,7 +300,7 @@ int ceilings_command(const CliOptions& o, std::ostream& out, std::ostream& progr
     progress << "sdpa-prof: " << error << "\n";
     return kExitGpuFailed;
   }
-  std::optional<Ceilings> c = o.remeasure ? std::nullopt : load_cached_ceilings(device);
+  std::optional<Ceilings> c = o.remeasure ? std::nullopt : load_cached_ceilings(device, ceilings_method());
   const bool cached = c.has_value();
   if (!c) {
     c = measure_ceilings(device);

@@ -23,13 +23,13 @@ std::string ceilings_cache_path(const DeviceInfo& device) {
   return (dir / "sdpa-prof" / fmt::format("ceilings-{}.json", device.uuid)).string();
 }
 
-std::optional<Ceilings> load_cached_ceilings(const DeviceInfo& device) {
+std::optional<Ceilings> load_cached_ceilings(const DeviceInfo& device, const std::string& method) {
   const std::string path = ceilings_cache_path(device);
   if (!std::filesystem::exists(path)) return std::nullopt;
   try {
     Ceilings c = ceilings_from_json(JsonFields(read_untrusted_json_file(path, 1 << 20), path));
     if (c.device_uuid != device.uuid) return std::nullopt;
-    if (c.read_tb_per_s == 0) return std::nullopt;  // cached before the read ceiling: measured again
+    if (c.read_tb_per_s == 0 || c.method != method) return std::nullopt;  // an older tool's: measured again
     return c;
   } catch (const std::exception&) {
     return std::nullopt;  // a damaged cache is measured again

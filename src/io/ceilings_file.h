@@ -13,8 +13,9 @@ namespace sdpa {
 
 // $XDG_CACHE_HOME/sdpa-prof (or ~/.cache/sdpa-prof)/ceilings-<uuid>.json
 std::string ceilings_cache_path(const DeviceInfo& device);
-// None when there is no cache for this device, or it cannot be read.
-std::optional<Ceilings> load_cached_ceilings(const DeviceInfo& device);
+// None when there is no cache for this device, it cannot be read, or it was measured by another
+// method than `method` (an older tool's kernels): the caller measures again.
+std::optional<Ceilings> load_cached_ceilings(const DeviceInfo& device, const std::string& method);
 // Empty on success, else why the cache could not be written (a warning, never an error).
 std::string save_ceilings(const DeviceInfo& device, const Ceilings& c);
 

@@ -68,21 +68,43 @@ double copy_tb_per_s(cudaStream_t stream) {
   return 2.0 * static_cast<double>(kCopyBytes) / (ms * 1e-3) / 1e12;
 }
 
-// Bytes read per second by a kernel that reads kCopyBytes once (a copy's buffer: far past the L2)
-// on enough blocks to fill every SM's threads.
+// The read kernel's configurations tried: loads in flight per thread, blocks of 512 threads an SM.
+// The ceiling is the best of them: which one a GPU's memory system favours is measured, not assumed.
+struct ReadConfig {
+  int loads_in_flight;
+  int blocks_per_sm;
+};
+constexpr ReadConfig kReadConfigs[] = {{4, 4}, {8, 4}, {4, 2}, {8, 2}};
+
+// Bytes read per second by a kernel that reads kCopyBytes once (a copy's buffer: far past the L2),
+// the best of kReadConfigs.
 double read_tb_per_s(const DeviceInfo& device, cudaStream_t stream) {
   DeviceBuffer src(kCopyBytes);
-  const int blocks_per_sm = 2048 / kReadBandwidthBlock;  // every sm_80+ SM holds 2048 threads
-  const int blocks = device.sm_count * blocks_per_sm;
-  DeviceBuffer sink(static_cast<std::size_t>(blocks) * sizeof(uint32_t));
+  const int most_blocks = device.sm_count * 4;  // every sm_80+ SM holds 2048 threads: 4 blocks
+  DeviceBuffer sink(static_cast<std::size_t>(most_blocks) * sizeof(uint32_t));
   SDPA_CHECK_CUDA(cudaMemsetAsync(src.get(), 1, kCopyBytes, stream));
-  const double ms = median_ms(stream, [&] {
-    SDPA_CHECK_CUDA(launch_read_bandwidth(src.get(), kCopyBytes, sink.as<uint32_t>(), blocks, stream));
-  });
-  return static_cast<double>(kCopyBytes) / (ms * 1e-3) / 1e12;
+  double best_ms = 0;
+  for (const ReadConfig& r : kReadConfigs) {
+    const int blocks = device.sm_count * r.blocks_per_sm;
+    const double ms = median_ms(stream, [&] {
+      SDPA_CHECK_CUDA(
+          launch_read_bandwidth(src.get(), kCopyBytes, sink.as<uint32_t>(), blocks, r.loads_in_flight, stream));
+    });
+    if (best_ms == 0 || ms < best_ms) best_ms = ms;
+  }
+  return static_cast<double>(kCopyBytes) / (best_ms * 1e-3) / 1e12;
 }
 
 }  // namespace
+
+std::string ceilings_method() {
+  return fmt::format(
+      "cuBLAS GEMM {0}x{0}x{0} on random data, a {1} GiB device-to-device copy (bytes read + "
+      "written) and a kernel reading {1} GiB once (16-byte streaming loads, 4 or 8 in flight a "
+      "thread, 2 or 4 blocks of 512 threads an SM: the best of the four); median of {2} after {3} "
+      "warm-ups",
+      kGemmSize, kCopyBytes >> 30, kSamples, kWarmup);
+}
 
 Ceilings measure_ceilings(const DeviceInfo& device) {
   CudaStream stream;
@@ -93,11 +115,7 @@ Ceilings measure_ceilings(const DeviceInfo& device) {
   c.fp16_gemm_tflops = gemm_tflops(DType::fp16, stream.get());
   c.copy_tb_per_s = copy_tb_per_s(stream.get());
   c.read_tb_per_s = read_tb_per_s(device, stream.get());
-  c.method = fmt::format(
-      "cuBLAS GEMM {0}x{0}x{0} on random data, a {1} GiB device-to-device copy (bytes read + "
-      "written) and a kernel reading {1} GiB once (16-byte streaming loads, a full grid); median of "
-      "{2} after {3} warm-ups",
-      kGemmSize, kCopyBytes >> 30, kSamples, kWarmup);
+  c.method = ceilings_method();
   c.measured_at = utc_now_iso8601();
   return c;
 }
