@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -40,6 +41,10 @@ template <int kHeadDim>
 struct DecodeTraits {
   static constexpr int kStages = kHeadDim == 64 ? 4 : 3;
   static constexpr int kCtasPerSm = kHeadDim == 64 ? 3 : 2;
+  // CTAs that keep one SM's share of HBM busy: about 64 KB in flight (D128 one, two stages ahead
+  // of 32 KB; D64 two, three of 16 KB each). Measured on the H100: B16 H32/8 Skv32768 runs best at
+  // one CTA an SM at D128 (0.701 ms; two 0.712) and at two or three at D64 (0.370; one 0.377).
+  static constexpr int kCtasToFillSm = kHeadDim == 64 ? 2 : 1;
   static constexpr int kRowBytes = 2 * kHeadDim;
   static constexpr int kQBytes = kDecodeMaxRows * kRowBytes;
   static constexpr int kTileBytes = kDecodeBlockN * kRowBytes;  // one K or V block
@@ -64,30 +69,47 @@ inline int64_t decode_visible_keys(const AttentionShape& s) {
   return s.causal ? std::min(s.seq_kv, s.seq_q) : s.seq_kv;
 }
 
-// The split heuristic (FlashAttention's for decode, with an SM's CTAs as the slots): `units`
-// CTAs of `n_blocks` key blocks each on `sms` SMs of `ctas_per_sm` slots. Units that fill 80% of
-// the slots already are not split; otherwise the fewest splits whose last wave is at least 85% as
-// full as the best count's, among counts that change the blocks a split holds, at most
-// kDecodeMaxSplits and at least kDecodeMinSplitBlocks blocks a split.
-inline int decode_splits(int64_t units, int64_t n_blocks, int sms, int ctas_per_sm) {
-  const int64_t slots = static_cast<int64_t>(std::max(sms, 1)) * std::max(ctas_per_sm, 1);
-  if (units < 1 || n_blocks < 1 || 5 * units >= 4 * slots) return 1;
+// How evenly `ctas` equal CTAs load `sms` SMs that each hold `ctas_per_sm` at once and need
+// `ctas_to_fill` of them to keep their bandwidth busy: 1 when every SM stays busy to the end.
+// Within one resident wave it is the SMs' shares, in fills, that count: a memory-bound SM given
+// one more fill than the others finishes last (H100, B1 H32/8 Skv32768 D128: 16 splits, 128 CTAs
+// one an SM, 0.063 ms; 29 splits, 232 CTAs, 0.068). Past one wave it is the last wave's empty
+// slots: those CTAs run with too few bytes in flight (D64 B64, 512 CTAs on 396 slots: 1.58 ms
+// unsplit, 1.41-1.43 split 3-8).
+inline double decode_balance(int64_t ctas, int sms, int ctas_per_sm, int ctas_to_fill) {
+  const int64_t slots = static_cast<int64_t>(sms) * ctas_per_sm;
+  if (ctas <= slots) {
+    const double fills_per_sm = static_cast<double>(ctas) / (static_cast<double>(sms) * ctas_to_fill);
+    return fills_per_sm / std::ceil(fills_per_sm);
+  }
+  return static_cast<double>(ctas) / static_cast<double>((ctas + slots - 1) / slots * slots);
+}
+
+// The split heuristic: `units` CTAs of `n_blocks` key blocks each split into the fewest parts whose
+// balance (above) is within 5% of the best count's, among counts that change the blocks a split
+// holds, at most kDecodeMaxSplits and at least kDecodeMinSplitBlocks blocks a split.
+// FlashAttention's decode heuristic counts CTA slots alone; on the H100 that split B16 H32/8 D128
+// in two (256 CTAs, 0.712 ms) where one CTA an SM is faster (0.701), and left D64 B64 unsplit
+// (docs/kernel-notes.md, the split sweep).
+inline int decode_splits(int64_t units, int64_t n_blocks, int sms, int ctas_per_sm, int ctas_to_fill) {
+  sms = std::max(sms, 1);
+  ctas_per_sm = std::max(ctas_per_sm, 1);
+  ctas_to_fill = std::clamp(ctas_to_fill, 1, ctas_per_sm);
+  if (units < 1 || n_blocks < 1) return 1;
   const int64_t most =
       std::min<int64_t>(kDecodeMaxSplits, std::max<int64_t>(n_blocks / kDecodeMinSplitBlocks, 1));
   const auto blocks_each = [&](int64_t splits) { return (n_blocks + splits - 1) / splits; };
   const auto eligible = [&](int64_t splits) {
     return splits == 1 || blocks_each(splits) != blocks_each(splits - 1);
   };
-  // How full the last wave is: waves / ceil(waves), in units of 1/slots.
-  const auto fill = [&](int64_t splits) {
-    const int64_t ctas = units * splits;
-    return static_cast<double>(ctas) / static_cast<double>((ctas + slots - 1) / slots * slots);
+  const auto balance = [&](int64_t splits) {
+    return decode_balance(units * splits, sms, ctas_per_sm, ctas_to_fill);
   };
   double best = 0;
   for (int64_t s = 1; s <= most; ++s)
-    if (eligible(s)) best = std::max(best, fill(s));
+    if (eligible(s)) best = std::max(best, balance(s));
   for (int64_t s = 1; s <= most; ++s)
-    if (eligible(s) && fill(s) >= 0.85 * best)
+    if (eligible(s) && balance(s) >= 0.95 * best)
       return static_cast<int>((n_blocks + blocks_each(s) - 1) / blocks_each(s));
   return 1;
 }
@@ -110,7 +132,9 @@ inline DecodePlan plan_decode(const AttentionShape& s, int sms, int ctas_per_sm)
   p.visible_keys = decode_visible_keys(s);
   p.n_blocks = static_cast<int>((p.visible_keys + kDecodeBlockN - 1) / kDecodeBlockN);
   p.units = s.batch * s.kv_heads * p.row_blocks;
-  const int splits = decode_splits(p.units, p.n_blocks, sms, ctas_per_sm);
+  const int ctas_to_fill =
+      s.head_dim == 64 ? DecodeTraits<64>::kCtasToFillSm : DecodeTraits<128>::kCtasToFillSm;
+  const int splits = decode_splits(p.units, p.n_blocks, sms, ctas_per_sm, ctas_to_fill);
   p.blocks_per_split = (p.n_blocks + splits - 1) / splits;
   p.splits = (p.n_blocks + p.blocks_per_split - 1) / p.blocks_per_split;  // none empty
   return p;

@@ -34,25 +34,34 @@ TEST(Flash3DecodePlan, QueriesUpToSixteenGoToTheDecodeKernel) {
 }
 
 TEST(Flash3DecodePlan, TheIssuesShapesSplitToFillTheSms) {
-  // B16 H32/8 Skv32768: 128 units on 264 slots, 512 key blocks: 2 splits of 256, one wave.
+  // B16 H32/8 Skv32768 D128: 128 units, one CTA on each of 128 of the 132 SMs: no split.
   const DecodePlan b16 = plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms, 2);
   EXPECT_EQ(b16.rows, 16);
   EXPECT_EQ(b16.row_blocks, 1);
   EXPECT_EQ(b16.units, 128);
   EXPECT_EQ(b16.n_blocks, 512);
-  EXPECT_EQ(b16.splits, 2);
-  EXPECT_EQ(b16.blocks_per_split, 256);
-  // B64 Skv131072: 512 units fill the slots already.
+  EXPECT_EQ(b16.splits, 1);
+  EXPECT_EQ(b16.blocks_per_split, 512);
+  // B64 Skv131072: 512 units are 1.94 waves of 264 slots already.
   EXPECT_EQ(plan_decode(decode(64, 32, 8, 1, 131072), kH200Sms, 2).splits, 1);
-  // B1 Skv131072: 8 units; 29 splits make 232 of 264 slots, the fewest within 85% of the best.
+  // B1 Skv131072: 8 units; 16 splits put one CTA on 128 SMs, the fewest within 5% of the best.
   const DecodePlan b1 = plan_decode(decode(1, 32, 8, 1, 131072), kH200Sms, 2);
-  EXPECT_EQ(b1.splits, 29);
-  EXPECT_EQ(b1.blocks_per_split, 71);
+  EXPECT_EQ(b1.splits, 16);
+  EXPECT_EQ(b1.blocks_per_split, 128);
   // B1 Skv4096: 64 blocks allow at most 16 splits of 4.
   const DecodePlan short_keys = plan_decode(decode(1, 32, 8, 1, 4096), kH200Sms, 2);
   EXPECT_LE(short_keys.splits, 16);
   EXPECT_GE(short_keys.blocks_per_split, kDecodeMinSplitBlocks);
   EXPECT_GT(short_keys.splits, 8);
+}
+
+TEST(Flash3DecodePlan, HeadDim64FillsAnSmWithTwoCtasAndFillsTheLastWave) {
+  AttentionShape b16 = decode(16, 32, 8, 1, 32768);
+  b16.head_dim = 64;
+  EXPECT_EQ(plan_decode(b16, kH200Sms, 3).splits, 2);  // 256 CTAs: two on 128 SMs
+  AttentionShape b64 = decode(64, 32, 8, 1, 32768);
+  b64.head_dim = 64;
+  EXPECT_EQ(plan_decode(b64, kH200Sms, 3).splits, 3);  // 1536 CTAs: 3.9 waves of 396, not 1.3
 }
 
 TEST(Flash3DecodePlan, ShortOrCausalKeysDoNotSplit) {
@@ -85,7 +94,8 @@ TEST(Flash3DecodePlan, SplitsAreNeverEmptyAndCoverEveryBlock) {
     for (const int ctas : {1, 2, 3})
       for (int64_t units = 1; units <= 300; units += 13)
         for (int64_t blocks = 1; blocks <= 2100; blocks += 7) {
-          const int splits = decode_splits(units, blocks, sms, ctas);
+          const int fill = std::min(ctas, 2);
+          const int splits = decode_splits(units, blocks, sms, ctas, fill);
           ASSERT_GE(splits, 1);
           ASSERT_LE(splits, kDecodeMaxSplits);
           const int64_t each = (blocks + splits - 1) / splits;
@@ -93,20 +103,21 @@ TEST(Flash3DecodePlan, SplitsAreNeverEmptyAndCoverEveryBlock) {
           if (splits > 1) {
             ASSERT_GE(each, kDecodeMinSplitBlocks);
           }
-          if (5 * units >= 4 * static_cast<int64_t>(sms) * ctas) {
-            ASSERT_EQ(splits, 1);
+          if (decode_balance(units, sms, ctas, fill) >= 0.95) {
+            ASSERT_EQ(splits, 1);  // the SMs are evenly loaded unsplit already
           }
         }
 }
 
 TEST(Flash3DecodePlan, TheWorkspaceHoldsEverySplitsPart) {
-  const DecodePlan p = plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms, 2);
-  const std::size_t parts = 128 * 2 * kDecodeMaxRows;  // units x splits x rows
-  EXPECT_EQ(decode_workspace_bytes(p, 128), 512 + parts * 4 * (1 + 128));
+  const DecodePlan p = plan_decode(decode(1, 32, 8, 1, 131072), kH200Sms, 2);
+  ASSERT_EQ(p.splits, 16);
+  const std::size_t parts = 8 * 16 * kDecodeMaxRows;  // units x splits x rows
+  EXPECT_EQ(decode_workspace_bytes(p, 128), 256 + parts * 4 * (1 + 128));  // 8 counters in 256 B
   std::vector<unsigned char> memory(decode_workspace_bytes(p, 128));
   const DecodeWorkspace w = decode_workspace(memory.data(), p);
   EXPECT_EQ(reinterpret_cast<unsigned char*>(w.arrivals), memory.data());
-  EXPECT_EQ(reinterpret_cast<unsigned char*>(w.lse), memory.data() + 512);
+  EXPECT_EQ(reinterpret_cast<unsigned char*>(w.lse), memory.data() + 256);
   EXPECT_EQ(reinterpret_cast<unsigned char*>(w.partial_o + parts * 128),
             memory.data() + memory.size());
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(w.partial_o) % 16, 0u);
