@@ -61,6 +61,32 @@ __global__ void cast_kernel(const From* in, To* out, int64_t n) {
 }
 
 template <typename T>
+__global__ void mul_kernel(const T* a, const T* b, T* out, int64_t n) {
+  for (int64_t i = global_thread_index(); i < n; i += grid_stride())
+    out[i] = from_float<T>(to_float(a[i]) * to_float(b[i]));
+}
+
+// One 32 x 32 tile a block through shared memory (a column of padding against bank conflicts);
+// grid.z walks the matrices.
+constexpr int kTransposeTile = 32;
+template <typename T>
+__global__ void transpose_matrices_kernel(const T* in, T* out, int64_t rows, int64_t cols) {
+  __shared__ T tile[kTransposeTile][kTransposeTile + 1];
+  const int64_t matrix = static_cast<int64_t>(blockIdx.z) * rows * cols;
+  const int64_t r0 = static_cast<int64_t>(blockIdx.y) * kTransposeTile;
+  const int64_t c0 = static_cast<int64_t>(blockIdx.x) * kTransposeTile;
+  for (int i = threadIdx.y; i < kTransposeTile; i += blockDim.y) {
+    const int64_t r = r0 + i, c = c0 + threadIdx.x;
+    if (r < rows && c < cols) tile[i][threadIdx.x] = in[matrix + r * cols + c];
+  }
+  __syncthreads();
+  for (int i = threadIdx.y; i < kTransposeTile; i += blockDim.y) {
+    const int64_t c = c0 + i, r = r0 + threadIdx.x;
+    if (r < rows && c < cols) out[matrix + c * rows + r] = tile[threadIdx.x][i];
+  }
+}
+
+template <typename T>
 __global__ void fill_kernel(T* out, int64_t n, T value) {
   for (int64_t i = global_thread_index(); i < n; i += grid_stride()) out[i] = value;
 }
@@ -144,6 +170,34 @@ cudaError_t launch_cast_from_float(DType t, const float* in, void* out, int64_t 
   dispatch_dtype(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     SDPA_ELEMENTWISE((cast_kernel<float, T>), n)(in, static_cast<T*>(out), n);
+  });
+  return cudaGetLastError();
+}
+
+cudaError_t launch_mul(DType t, const void* a, const void* b, void* out, int64_t n, cudaStream_t s) {
+  dispatch_dtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    SDPA_ELEMENTWISE(mul_kernel<T>, n)(static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(out), n);
+  });
+  return cudaGetLastError();
+}
+
+cudaError_t launch_mul_float(const float* a, const float* b, float* out, int64_t n, cudaStream_t s) {
+  SDPA_ELEMENTWISE(mul_kernel<float>, n)(a, b, out, n);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_transpose_matrices(DType t, const void* in, void* out, int64_t matrices,
+                                      int64_t rows, int64_t cols, cudaStream_t s) {
+  if (matrices <= 0 || rows <= 0 || cols <= 0) return cudaSuccess;
+  if (matrices > 65535) return cudaErrorInvalidValue;  // grid.z
+  const dim3 grid(static_cast<unsigned>((cols + kTransposeTile - 1) / kTransposeTile),
+                  static_cast<unsigned>((rows + kTransposeTile - 1) / kTransposeTile),
+                  static_cast<unsigned>(matrices));
+  const dim3 block(kTransposeTile, 8);
+  dispatch_dtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    transpose_matrices_kernel<T><<<grid, block, 0, s>>>(static_cast<const T*>(in), static_cast<T*>(out), rows, cols);
   });
   return cudaGetLastError();
 }

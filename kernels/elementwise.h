@@ -17,9 +17,16 @@ cudaError_t launch_masked_fill(DType t, void* data, const bool* mask, int64_t n,
                                float value, cudaStream_t s);
 cudaError_t launch_cast_to_float(DType t, const void* in, float* out, int64_t n, cudaStream_t s);
 cudaError_t launch_cast_from_float(DType t, const float* in, void* out, int64_t n, cudaStream_t s);
+// out = a * b, elementwise (may alias a or b).
+cudaError_t launch_mul(DType t, const void* a, const void* b, void* out, int64_t n, cudaStream_t s);
+// out[m, c, r] = in[m, r, c] over `matrices` [rows, cols] matrices: a transposed gradient made
+// contiguous, as autograd's AccumulateGrad does for a leaf whose gradient arrives transposed.
+cudaError_t launch_transpose_matrices(DType t, const void* in, void* out, int64_t matrices,
+                                      int64_t rows, int64_t cols, cudaStream_t s);
 
 // fp32 tensors.
 cudaError_t launch_scale_float(const float* in, float* out, int64_t n, float factor, cudaStream_t s);
+cudaError_t launch_mul_float(const float* a, const float* b, float* out, int64_t n, cudaStream_t s);
 cudaError_t launch_fill_float(float* out, int64_t n, float value, cudaStream_t s);
 cudaError_t launch_add_mask_float(float* data, const float* mask, int64_t n, int64_t mask_elems,
                                   cudaStream_t s);

@@ -9,12 +9,12 @@
 
 namespace sdpa {
 
-// d_in[r, c] = y[r, c] * (d_out[r, c] - sum_c' d_out[r, c'] * y[r, c']), with y the softmax's
-// output, in fp32 arithmetic on 16-bit tensors; d_in may alias d_out.
-cudaError_t launch_softmax_backward_rows(DType t, const void* y, const void* d_out, void* d_in,
-                                         int64_t rows, int64_t cols, cudaStream_t s);
-// The same on fp32 tensors.
-cudaError_t launch_softmax_backward_rows_float(const float* y, const float* d_out, float* d_in,
-                                               int64_t rows, int64_t cols, cudaStream_t s);
+// PyTorch's CUDA `_softmax_backward_data` in two launches: the product t = d_out * y first (its
+// own elementwise kernel, launch_mul), then this: d_in[r, c] = t[r, c] - y[r, c] * sum_c' t[r, c'].
+// d_in may alias t.
+cudaError_t launch_softmax_backward_from_product_rows(DType t, const void* y, const void* product,
+                                                      void* d_in, int64_t rows, int64_t cols, cudaStream_t s);
+cudaError_t launch_softmax_backward_from_product_rows_float(const float* y, const float* product, float* d_in,
+                                                            int64_t rows, int64_t cols, cudaStream_t s);
 
 }  // namespace sdpa

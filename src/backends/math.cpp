@@ -44,6 +44,7 @@ class MathBackend final : public Backend {
       d_out32_ = DeviceBuffer(floats(p_.q_elements()));
       dk32_ = DeviceBuffer(floats(p_.kv_elements()));
       dv32_ = DeviceBuffer(floats(p_.kv_elements()));
+      dk_t_ = DeviceBuffer(static_cast<std::size_t>(p_.kv_elements()) * dtype_bytes(p_.dtype));
     }
   }
 
@@ -83,9 +84,11 @@ class MathBackend final : public Backend {
   }
 
   // Autograd through that graph, last op first: the downcast's backward (an upcast of dO), P V's
-  // matmul (dP = dO V^T, dV = P^T dO), _safe_softmax's (_softmax_backward_data; the mask's add
-  // passes the gradient through), the scaled Q K^T's matmul (d(q s) = dS (k s), d(k s) =
-  // dS^T (q s)), the two sqrt(scale) multiplies, and the upcasts' backward (downcasts). The saved
+  // matmul (dP = dO V^T, dV = P^T dO), _safe_softmax's (_softmax_backward_data, which on CUDA
+  // multiplies dP by P in a kernel of its own first; the mask's add passes the gradient through),
+  // the scaled Q K^T's matmul (d(q s) = dS (k s), and k's side as the gradient of (k s)^T =
+  // (q s)^T dS: [D, Skv]), the two sqrt(scale) multiplies, the upcasts' backward (downcasts), and
+  // AccumulateGrad's copy of k's gradient, which arrives transposed, into k's layout. The saved
   // P (scores_), scaled q and k, and v are the forward's own buffers; probs_ and out32_ are free.
   void backward(const AttentionTensors&, const GradientTensors& g, cudaStream_t s) override {
     const int64_t nq = p_.q_elements();
@@ -97,15 +100,18 @@ class MathBackend final : public Backend {
     SDPA_CHECK_CUDA(launch_cast_to_float(p_.dtype, g.d_out, d_out32_.as<float>(), nq, s));
     gemm_scores(cublas_.get(), kPrecision, p_, d_out32_.get(), v32_.get(), d_scores, s);
     gemm_key_grads(cublas_.get(), kPrecision, p_, scores_.get(), d_out32_.get(), dv32_.get(), s);
-    SDPA_CHECK_CUDA(launch_softmax_backward_rows_float(scores_.as<float>(), d_scores, d_scores,
-                                                       p_.batch * p_.heads * p_.seq_q, p_.seq_kv, s));
+    SDPA_CHECK_CUDA(launch_mul_float(d_scores, scores_.as<float>(), d_scores, p_.score_elements(), s));
+    SDPA_CHECK_CUDA(launch_softmax_backward_from_product_rows_float(
+        scores_.as<float>(), d_scores, d_scores, p_.batch * p_.heads * p_.seq_q, p_.seq_kv, s));
     gemm_values(cublas_.get(), kPrecision, p_, d_scores, k32_.get(), dq32, s);
-    gemm_key_grads(cublas_.get(), kPrecision, p_, d_scores, q32_.get(), dk32_.get(), s);
+    gemm_key_grads_transposed(cublas_.get(), kPrecision, p_, d_scores, q32_.get(), dk32_.get(), s);
     SDPA_CHECK_CUDA(launch_scale_float(dq32, dq32, nq, sqrt_scale, s));
     SDPA_CHECK_CUDA(launch_scale_float(dk32_.as<float>(), dk32_.as<float>(), nkv, sqrt_scale, s));
     SDPA_CHECK_CUDA(launch_cast_from_float(p_.dtype, dq32, g.dq, nq, s));
-    SDPA_CHECK_CUDA(launch_cast_from_float(p_.dtype, dk32_.as<float>(), g.dk, nkv, s));
+    SDPA_CHECK_CUDA(launch_cast_from_float(p_.dtype, dk32_.as<float>(), dk_t_.get(), nkv, s));
     SDPA_CHECK_CUDA(launch_cast_from_float(p_.dtype, dv32_.as<float>(), g.dv, nkv, s));
+    SDPA_CHECK_CUDA(launch_transpose_matrices(p_.dtype, dk_t_.get(), g.dk, p_.batch * p_.kv_heads,
+                                              p_.head_dim, p_.seq_kv, s));
   }
 
  private:
@@ -126,6 +132,7 @@ class MathBackend final : public Backend {
   DeviceBuffer scores_, probs_, is_neg_inf_, row_all_masked_, scalars_;
   DeviceBuffer ones_, keep_, hide_, additive_mask_;
   DeviceBuffer d_out32_, dk32_, dv32_;  // the backward's own
+  DeviceBuffer dk_t_;                   // k's gradient in the dtype, transposed ([D, Skv]), before its copy
 };
 
 std::size_t math_workspace(const Problem& p) {
@@ -134,7 +141,9 @@ std::size_t math_workspace(const Problem& p) {
   return floats(2 * p.q_elements() + 2 * p.kv_elements()) + n * (2 * sizeof(float) + 1) +
          static_cast<std::size_t>(p.batch * p.heads * p.seq_q) + floats(3) +
          (p.causal ? mask * (3 + sizeof(float)) : 0) +
-         (p.has_backward() ? floats(p.q_elements() + 2 * p.kv_elements()) : 0);
+         (p.has_backward() ? floats(p.q_elements() + 2 * p.kv_elements()) +
+                                 static_cast<std::size_t>(p.kv_elements()) * dtype_bytes(p.dtype)
+                           : 0);
 }
 
 }  // namespace

@@ -33,6 +33,7 @@ class NaiveBackend final : public Backend {
       // The backward's masked fill is out of place whichever fill the forward ran.
       if (p_.has_backward()) masked_grads_ = DeviceBuffer(score_bytes);
     }
+    if (p_.has_backward()) dk_t_ = DeviceBuffer(static_cast<std::size_t>(p_.kv_elements()) * dtype_bytes(p_.dtype));
   }
 
   void run(const AttentionTensors& t, cudaStream_t stream) override {
@@ -68,8 +69,10 @@ class NaiveBackend final : public Backend {
     void* d_probs = free_scores_;
     gemm_scores(cublas_.get(), kPrecision, p_, g.d_out, t.v, d_probs, stream);
     gemm_key_grads(cublas_.get(), kPrecision, p_, probs_, g.d_out, g.dv, stream);
-    SDPA_CHECK_CUDA(launch_softmax_backward_rows(p_.dtype, probs_, d_probs, d_probs,
-                                                 p_.batch * p_.heads * p_.seq_q, p_.seq_kv, stream));
+    // _softmax_backward_data as PyTorch's CUDA code runs it: the product dP * P first, in a kernel of its own.
+    SDPA_CHECK_CUDA(launch_mul(p_.dtype, d_probs, probs_, d_probs, n, stream));
+    SDPA_CHECK_CUDA(launch_softmax_backward_from_product_rows(p_.dtype, probs_, d_probs, d_probs,
+                                                              p_.batch * p_.heads * p_.seq_q, p_.seq_kv, stream));
     void* d_scores = d_probs;
     if (p_.causal) {
       SDPA_CHECK_CUDA(cudaMemcpyAsync(masked_grads_.get(), d_probs, masked_grads_.bytes(),
@@ -80,7 +83,11 @@ class NaiveBackend final : public Backend {
     }
     SDPA_CHECK_CUDA(launch_scale(p_.dtype, d_scores, d_scores, n, static_cast<float>(p_.softmax_scale()), stream));
     gemm_values(cublas_.get(), kPrecision, p_, d_scores, t.k, g.dq, stream);
-    gemm_key_grads(cublas_.get(), kPrecision, p_, d_scores, t.q, g.dk, stream);
+    // k entered the forward as k.transpose(-2, -1): its gradient comes out as [D, Skv], and
+    // AccumulateGrad copies it into k's layout.
+    gemm_key_grads_transposed(cublas_.get(), kPrecision, p_, d_scores, t.q, dk_t_.get(), stream);
+    SDPA_CHECK_CUDA(launch_transpose_matrices(p_.dtype, dk_t_.get(), g.dk, p_.batch * p_.kv_heads, p_.head_dim,
+                                              p_.seq_kv, stream));
   }
 
  private:
@@ -91,6 +98,7 @@ class NaiveBackend final : public Backend {
   DeviceBuffer scaled_;
   DeviceBuffer mask_;
   DeviceBuffer masked_grads_;
+  DeviceBuffer dk_t_;  // the backward's dK transposed ([D, Skv]), before AccumulateGrad's copy
   void* probs_ = nullptr;        // P, kept by the last forward for the backward
   void* free_scores_ = nullptr;  // the other score buffer, free after the forward
 };
@@ -99,7 +107,8 @@ std::size_t naive_workspace(const Problem& p) {
   const std::size_t mask = p.causal ? static_cast<std::size_t>(p.seq_q * p.seq_kv) : 0;
   // The backward reuses the forward's two score buffers (P and dP), plus one for the masked fill's copy.
   const int score_buffers = 2 + (p.causal && p.has_backward() ? 1 : 0);
-  return score_buffers * static_cast<std::size_t>(p.score_elements()) * dtype_bytes(p.dtype) + mask;
+  const std::size_t dk_t = p.has_backward() ? static_cast<std::size_t>(p.kv_elements()) * dtype_bytes(p.dtype) : 0;
+  return score_buffers * static_cast<std::size_t>(p.score_elements()) * dtype_bytes(p.dtype) + mask + dk_t;
 }
 
 // The scores' trips through DRAM per forward, kernel by kernel: Q K^T writes them (1), scale

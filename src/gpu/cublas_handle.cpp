@@ -66,4 +66,14 @@ void gemm_key_grads(cublasHandle_t h, GemmPrecision precision, const Problem& p,
                p.seq_kv * p.head_dim, stream);
 }
 
+void gemm_key_grads_transposed(cublasHandle_t h, GemmPrecision precision, const Problem& p,
+                               const void* score_grads, const void* x, void* out, cudaStream_t stream) {
+  const long long rows = p.group_size() * p.seq_q;
+  // out^T[Skv, D] = M[Skv, rows] * X[rows, D]: M's column-major view is [Skv, rows], X's [D, rows] taken with op T.
+  batched_gemm(h, precision, p, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(p.seq_kv), static_cast<int>(p.head_dim),
+               static_cast<int>(rows), score_grads, static_cast<int>(p.seq_kv), rows * p.seq_kv, x,
+               static_cast<int>(p.head_dim), rows * p.head_dim, out, static_cast<int>(p.seq_kv),
+               p.seq_kv * p.head_dim, stream);
+}
+
 }  // namespace sdpa

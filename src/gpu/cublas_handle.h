@@ -35,5 +35,9 @@ void gemm_values(cublasHandle_t h, GemmPrecision precision, const Problem& p, co
 // heads are one taller matrix, so one GEMM per (batch, kv head) sums over the group.
 void gemm_key_grads(cublasHandle_t h, GemmPrecision precision, const Problem& p, const void* score_grads,
                     const void* x, void* out, cudaStream_t stream);
+// The same transposed, out[b, kv] = [D, Skv]: the gradient of Kᵀ, as autograd's matmul
+// backward computes it when the forward multiplied by k.transpose(-2, -1).
+void gemm_key_grads_transposed(cublasHandle_t h, GemmPrecision precision, const Problem& p,
+                               const void* score_grads, const void* x, void* out, cudaStream_t stream);
 
 }  // namespace sdpa
