@@ -26,8 +26,8 @@ int sm_count() {
 
 }  // namespace
 
-DecodePlan plan_decode_here(const AttentionShape& shape) {
-  return plan_decode(shape, sm_count(), ctas_per_sm(shape.head_dim));
+DecodePlan plan_decode_here(const AttentionShape& shape, bool paged) {
+  return plan_decode(shape, sm_count(), ctas_per_sm(shape.head_dim), paged);
 }
 
 int decode_smem_bytes(int head_dim) {
@@ -36,11 +36,13 @@ int decode_smem_bytes(int head_dim) {
 }
 
 std::size_t decode_workspace_bytes_here(const AttentionShape& shape) {
-  return decode_workspace_bytes(plan_decode_here(shape), shape.head_dim);
+  // The workspace is sized before the K/V layout is known: room for either plan's splits.
+  return std::max(decode_workspace_bytes(plan_decode_here(shape, false), shape.head_dim),
+                  decode_workspace_bytes(plan_decode_here(shape, true), shape.head_dim));
 }
 
 cudaError_t launch_flash3_decode(const FusedForward& f) {
-  const DecodePlan plan = plan_decode_here(f.shape);
+  const DecodePlan plan = plan_decode_here(f.shape, f.paged != nullptr);
   return dispatch_int(Flash3HeadDims{}, f.shape.head_dim, cudaErrorInvalidValue, [&](auto d) {
     return launch_flash3_decode_hdim<decltype(d)::value>(f, plan);
   });

@@ -11,8 +11,8 @@
 namespace sdpa::flash3 {
 
 // The plan of a decode launch of `shape` on the current device (its SM count; without a device,
-// the most SMs a persistent flash3 grid uses).
-DecodePlan plan_decode_here(const AttentionShape& shape);
+// the most SMs a persistent flash3 grid uses), K/V contiguous or `paged`.
+DecodePlan plan_decode_here(const AttentionShape& shape, bool paged);
 
 // Shared memory one decode CTA asks for at `head_dim` (64 or 128).
 int decode_smem_bytes(int head_dim);

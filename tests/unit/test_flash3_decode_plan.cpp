@@ -64,6 +64,12 @@ TEST(Flash3DecodePlan, HeadDim64FillsAnSmWithTwoCtasAndFillsTheLastWave) {
   EXPECT_EQ(plan_decode(b64, kH200Sms, 3).splits, 3);  // 1536 CTAs: 3.9 waves of 396, not 1.3
 }
 
+TEST(Flash3DecodePlan, APagedCacheFillsEverySlotOfAnSm) {
+  // B16 H32/8 D128: one CTA an SM contiguous; paged, two an SM (256 CTAs) for the lookups' latency.
+  EXPECT_EQ(plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms, 2, false).splits, 1);
+  EXPECT_EQ(plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms, 2, true).splits, 2);
+}
+
 TEST(Flash3DecodePlan, ShortOrCausalKeysDoNotSplit) {
   EXPECT_EQ(plan_decode(decode(1, 4, 1, 1, 255), kH200Sms, 2).splits, 1);  // 4 blocks
   const DecodePlan causal = plan_decode(decode(1, 32, 8, 4, 131072, true), kH200Sms, 2);
