@@ -19,6 +19,7 @@
 #include "backends/cudnn/sdpa_graph.h"
 #include "fake_cudnn/fake_cudnn.h"
 #include "gpu/problem_shape.h"
+#include "hopper_device.h"
 #include "paged_kv.h"
 
 namespace sdpa {
@@ -526,8 +527,7 @@ TEST(CudnnPagedKv, VersionGateNamesTheVersions) {
 TEST_F(CudnnGraphs, RegistryRunsPagesAndCountsTheLengths) {
   const BackendEntry& cudnn = cudnn_backend_entry();
   EXPECT_TRUE(cudnn.reads_paged_kv);
-  DeviceInfo h200;
-  h200.cc_major = 9;
+  const DeviceInfo h200 = test::hopper_device();
   const Problem paged = paged_problem(false);
   EXPECT_EQ(cannot_run(cudnn, paged, h200), std::nullopt);  // the stand-in says 9.19.0
   Problem contiguous = paged;

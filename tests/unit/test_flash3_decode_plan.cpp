@@ -11,6 +11,7 @@
 
 #include "backends/flash3.h"
 #include "flash3_decode_plan.h"
+#include "hopper_device.h"
 #ifdef SDPA_HAVE_FLASH3
 #include "flash3_fwd.h"
 #endif
@@ -179,14 +180,6 @@ Problem paged_problem(int64_t seq_q, int64_t page_size) {
   return p;
 }
 
-DeviceInfo h200() {
-  DeviceInfo d;
-  d.cc_major = 9;
-  d.cc_minor = 0;
-  d.shared_per_block_optin = 227 * 1024;
-  return d;
-}
-
 cudaError_t launch(const FusedForwardKernel& kernel, const Problem& p, const PagedKv* pages) {
   const AttentionShape shape{p.batch,  p.heads,    p.kv_heads, p.seq_q,
                              p.seq_kv, p.head_dim, p.causal,   0.125f};
@@ -199,11 +192,11 @@ cudaError_t launch(const FusedForwardKernel& kernel, const Problem& p, const Pag
 TEST(Flash3DecodePlan, PagedProblemsTheDecodeKernelCannotReadAreSkippedWithTheReason) {
   const BackendEntry& e = flash3_backend_entry();
   EXPECT_TRUE(e.reads_paged_kv);
-  EXPECT_EQ(e.unsupported(paged_problem(1, 16), h200()), std::nullopt);
-  EXPECT_EQ(e.unsupported(paged_problem(16, 192), h200()), std::nullopt);
-  EXPECT_EQ(e.unsupported(paged_problem(17, 16), h200()),
+  EXPECT_EQ(e.unsupported(paged_problem(1, 16), test::hopper_device()), std::nullopt);
+  EXPECT_EQ(e.unsupported(paged_problem(16, 192), test::hopper_device()), std::nullopt);
+  EXPECT_EQ(e.unsupported(paged_problem(17, 16), test::hopper_device()),
             "reads a paged K/V cache only in its decode kernel, for at most 16 queries; Sq is 17");
-  EXPECT_EQ(e.unsupported(paged_problem(1, 48), h200()),
+  EXPECT_EQ(e.unsupported(paged_problem(1, 48), test::hopper_device()),
             "reads pages whose size divides its 64-key block or is a multiple of it; the page size "
             "is 48");
   const Problem prefill = paged_problem(17, 16);

@@ -11,6 +11,7 @@
 #include "backends/flash3.h"
 #include "efficient_fwd.h"
 #include "flash_fwd.h"
+#include "hopper_device.h"
 #ifdef SDPA_HAVE_FLASH3
 #include "flash3_fwd.h"
 #endif
@@ -29,14 +30,6 @@ Problem problem(int64_t head_dim) {
   return p;
 }
 
-DeviceInfo h200() {
-  DeviceInfo d;
-  d.cc_major = 9;
-  d.cc_minor = 0;
-  d.shared_per_block_optin = 227 * 1024;
-  return d;
-}
-
 cudaError_t launch(const FusedForwardKernel& kernel, const Problem& p) {
   const AttentionShape shape{p.batch,  p.heads,    p.kv_heads, p.seq_q,
                              p.seq_kv, p.head_dim, p.causal,   0.125f};
@@ -51,7 +44,7 @@ TEST(FusedLimits, ListShowsTheInstantiatedHeadDims) {
 }
 
 TEST(FusedLimits, UnbuiltHeadDimIsSkippedWithTheReasonAndRefusedByTheLauncher) {
-  EXPECT_EQ(flash_backend_entry().unsupported(problem(96), h200()),
+  EXPECT_EQ(flash_backend_entry().unsupported(problem(96), test::hopper_device()),
             "head dim 96 not built: the kernel's swizzled tiles need a multiple of 64 and only 64 "
             "and 128 are instantiated");
   EXPECT_EQ(launch(kFlashForward, problem(96)), cudaErrorInvalidValue);
@@ -79,15 +72,15 @@ TEST(FusedLimits, PagedKvIsTheKernelsLimit) {
 }
 
 TEST(FusedLimits, DeviceLimitsComeFromTheKernel) {
-  DeviceInfo a100 = h200();
+  DeviceInfo a100 = test::hopper_device();
   a100.cc_major = 8;
   EXPECT_EQ(efficient_backend_entry().unsupported(problem(64), a100), std::nullopt);
-  DeviceInfo turing = h200();
+  DeviceInfo turing = test::hopper_device();
   turing.cc_major = 7;
   turing.cc_minor = 5;
   EXPECT_EQ(flash_backend_entry().unsupported(problem(64), turing),
             "needs sm_80 or newer (mma.sync m16n8k16 with bf16, cp.async)");
-  DeviceInfo small = h200();
+  DeviceInfo small = test::hopper_device();
   small.shared_per_block_optin = 48 * 1024;
   const auto why = flash_backend_entry().unsupported(problem(128), small);
   ASSERT_TRUE(why.has_value());
@@ -98,7 +91,7 @@ TEST(FusedLimits, DeviceLimitsComeFromTheKernel) {
 TEST(FusedLimits, GridLimitIsSharedByBackendAndLauncher) {
   Problem p = problem(64);
   p.heads = p.kv_heads = 70000;
-  EXPECT_EQ(flash_backend_entry().unsupported(p, h200()),
+  EXPECT_EQ(flash_backend_entry().unsupported(p, test::hopper_device()),
             "more than 65535 heads or batches (grid y / z)");
   EXPECT_EQ(launch(kFlashForward, p), cudaErrorInvalidValue);
   EXPECT_EQ(launch(kEfficientForward, p), cudaErrorInvalidValue);
@@ -120,18 +113,18 @@ TEST(FusedLimits, Flash3RunsOnSm90Only) {
   EXPECT_EQ(e.head_dims, "64, 128");
 #ifdef SDPA_HAVE_FLASH3
   ASSERT_TRUE(e.built());
-  EXPECT_EQ(e.unsupported(problem(128), h200()), std::nullopt);
-  DeviceInfo a100 = h200();
+  EXPECT_EQ(e.unsupported(problem(128), test::hopper_device()), std::nullopt);
+  DeviceInfo a100 = test::hopper_device();
   a100.cc_major = 8;
   EXPECT_EQ(
       e.unsupported(problem(128), a100),
       "needs sm_90 exactly, the device is sm_80 (wgmma, setmaxnreg and TMA, built for sm_90a, "
       "code that runs on sm_90 alone)");
-  DeviceInfo blackwell = h200();
+  DeviceInfo blackwell = test::hopper_device();
   blackwell.cc_major = 10;
   EXPECT_NE(e.unsupported(problem(64), blackwell), std::nullopt);
   EXPECT_EQ(
-      e.unsupported(problem(96), h200()),
+      e.unsupported(problem(96), test::hopper_device()),
       "head dim 96 not built: its wgmma shapes and 128-byte swizzled tiles are written for 64 "
       "and 128 and only 64 and 128 are instantiated");
   EXPECT_EQ(launch(kFlash3Forward, problem(96)), cudaErrorInvalidValue);

@@ -6,6 +6,7 @@
 
 #include "backends/backend.h"
 #include "cli/cli.h"
+#include "hopper_device.h"
 #include "io/preset.h"
 #include "model/case_key.h"
 #include "model/errors.h"
@@ -112,9 +113,7 @@ TEST(PageSizeAxis, ShapeLabelAndPoolSize) {
 }
 
 TEST(PageSizeAxis, EveryBackendThatCannotReadPagesSaysSo) {
-  DeviceInfo h200;
-  h200.cc_major = 9;
-  h200.shared_per_block_optin = 227 * 1024;
+  const DeviceInfo h200 = test::hopper_device();
   for (const BackendEntry& e : backend_registry()) {
     const std::optional<std::string> why = cannot_run(e, decode_shape(16), h200);
     if (!e.built()) continue;
