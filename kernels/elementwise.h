@@ -1,6 +1,7 @@
 // Elementwise kernels of the unfused backends. Each launcher enqueues one kernel on `stream`
-// and returns cudaGetLastError(). Element counts are 64-bit; masks are [Sq, Skv] and broadcast
-// over the leading (batch, head) dimensions.
+// and returns cudaGetLastError(); those of PyTorch's TensorIterator ops enqueue one a piece where
+// an operand passes int32 byte offsets, as PyTorch does (int32_pieces.h). Element counts are
+// 64-bit; masks are [Sq, Skv] and broadcast over the leading (batch, head) dimensions.
 #pragma once
 
 #include <cuda_runtime_api.h>
