@@ -128,13 +128,9 @@ __global__ void tril_kernel(const bool* in, bool* out, int64_t rows, int64_t col
     out[i] = (i % cols) <= (i / cols) ? in[i] : false;
 }
 
-__global__ void logical_not_kernel(const bool* in, bool* out, int64_t n) {
-  for (int64_t i = global_thread_index(); i < n; i += grid_stride()) out[i] = !in[i];
-}
-
-__global__ void where_scalar_kernel(const bool* cond, float* out, int64_t n, float if_true,
-                                    const float* if_false_device) {
-  const float if_false = *if_false_device;
+__global__ void where_scalar_kernel(const bool* cond, float* out, int64_t n,
+                                    const float* if_true_device, float if_false) {
+  const float if_true = *if_true_device;
   for (int64_t i = global_thread_index(); i < n; i += grid_stride())
     out[i] = cond[i] ? if_true : if_false;
 }
@@ -297,17 +293,11 @@ cudaError_t launch_tril_bool(const bool* in, bool* out, int64_t rows, int64_t co
   return cudaGetLastError();
 }
 
-cudaError_t launch_logical_not(const bool* in, bool* out, int64_t n, cudaStream_t s) {
-  return launch_pieces(int32_pieces(n, sizeof(bool)), [&](int64_t begin, int64_t count) {
-    SDPA_ELEMENTWISE(logical_not_kernel, count, in + begin, out + begin, count);
-  });
-}
-
-cudaError_t launch_where_scalar_float(const bool* cond, float* out, int64_t n, float if_true,
-                                      const float* if_false_device, cudaStream_t s) {
+cudaError_t launch_where_scalar_float(const bool* cond, float* out, int64_t n,
+                                      const float* if_true_device, float if_false, cudaStream_t s) {
   return launch_pieces(int32_pieces(n, sizeof(float)), [&](int64_t begin, int64_t count) {
-    SDPA_ELEMENTWISE(where_scalar_kernel, count, cond + begin, out + begin, count, if_true,
-                     if_false_device);
+    SDPA_ELEMENTWISE(where_scalar_kernel, count, cond + begin, out + begin, count, if_true_device,
+                     if_false);
   });
 }
 

@@ -43,10 +43,9 @@ cudaError_t launch_where_rows_float(const bool* row_cond, const float* if_true_d
 cudaError_t launch_fill_bool(bool* out, int64_t n, bool value, cudaStream_t s);
 // out = tril(in): keeps in[i, j] where j <= i, false above the diagonal.
 cudaError_t launch_tril_bool(const bool* in, bool* out, int64_t rows, int64_t cols, cudaStream_t s);
-cudaError_t launch_logical_not(const bool* in, bool* out, int64_t n, cudaStream_t s);
-// out = cond ? if_true : *if_false_device
-cudaError_t launch_where_scalar_float(const bool* cond, float* out, int64_t n, float if_true,
-                                      const float* if_false_device, cudaStream_t s);
+// out = cond ? *if_true_device : if_false (PyTorch's where(mask, scalar_tensor(0), -inf))
+cudaError_t launch_where_scalar_float(const bool* cond, float* out, int64_t n,
+                                      const float* if_true_device, float if_false, cudaStream_t s);
 // masked[i, j] = j > i (true where the causal mask hides the key), built in one kernel.
 cudaError_t launch_causal_mask(bool* masked, int64_t rows, int64_t cols, cudaStream_t s);
 

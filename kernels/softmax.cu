@@ -3,6 +3,7 @@
 
 #include "device_math.cuh"
 #include "dispatch.cuh"
+#include "int32_pieces.h"
 #include "softmax.h"
 
 namespace sdpa {
@@ -126,8 +127,13 @@ cudaError_t launch_softmax_rows_float(const float* in, float* out, int64_t rows,
   return launch_softmax(in, out, rows, cols, s);
 }
 
+// A reduction of PyTorch's TensorIterator: split in whole rows where the input's byte offsets pass
+// int32, as its elementwise ops are (int32_pieces.h).
 cudaError_t launch_all_rows(const bool* in, bool* out, int64_t rows, int64_t cols, cudaStream_t s) {
-  if (rows > 0) all_rows_kernel<<<static_cast<unsigned>(rows), row_block_for(cols), 0, s>>>(in, out, cols);
+  if (rows < 1 || cols < 1) return cudaGetLastError();
+  for (const Int32Piece& p : int32_pieces(rows * cols, sizeof(bool), cols))
+    all_rows_kernel<<<static_cast<unsigned>(p.count / cols), row_block_for(cols), 0, s>>>(
+        in + p.begin, out + p.begin / cols, cols);
   return cudaGetLastError();
 }
 

@@ -15,11 +15,12 @@ namespace {
 
 std::size_t floats(int64_t n) { return static_cast<std::size_t>(n) * sizeof(float); }
 
-// The structure of at::_scaled_dot_product_attention_math with 16-bit inputs: upcast to fp32,
-// scale q and k by sqrt(scale) each, rebuild the causal mask on every call (ones, tril,
-// logical_not, where into an additive float mask), fp32 GEMMs with TF32 off, _safe_softmax
-// (softmax, eq(-inf), all, where), then downcast. One-element "scalar tensors" are filled on
-// the device as PyTorch's at::scalar_tensor does.
+// The structure of at::_scaled_dot_product_attention_math with 16-bit inputs (PyTorch 2.11, as
+// its kernels and ops were traced on an H100): upcast to fp32, scale q and k by sqrt(scale) each,
+// rebuild the causal mask on every call (ones, tril, where(mask, 0, -inf) into an additive float
+// mask), fp32 GEMMs with TF32 off, _safe_softmax (softmax, eq(-inf), all, where), then the two
+// downcasts of what it returns: the attention weights (which sdpa then drops) and the output.
+// One-element "scalar tensors" are filled on the device as PyTorch's at::scalar_tensor does.
 class MathBackend final : public Backend {
  public:
   void prepare(const Problem& problem, cudaStream_t) override {
@@ -31,13 +32,13 @@ class MathBackend final : public Backend {
     scores_ = DeviceBuffer(floats(p_.score_elements()));
     probs_ = DeviceBuffer(floats(p_.score_elements()));
     is_neg_inf_ = DeviceBuffer(static_cast<std::size_t>(p_.score_elements()));
+    weights_ = DeviceBuffer(static_cast<std::size_t>(p_.score_elements()) * dtype_bytes(p_.dtype));
     row_all_masked_ = DeviceBuffer(static_cast<std::size_t>(p_.batch * p_.heads * p_.seq_q));
     scalars_ = DeviceBuffer(floats(3));
     if (p_.causal) {
       const auto mask_elems = static_cast<std::size_t>(p_.seq_q * p_.seq_kv);
       ones_ = DeviceBuffer(mask_elems);
       keep_ = DeviceBuffer(mask_elems);
-      hide_ = DeviceBuffer(mask_elems);
       additive_mask_ = DeviceBuffer(floats(p_.seq_q * p_.seq_kv));
     }
     if (p_.has_backward()) {
@@ -78,6 +79,7 @@ class MathBackend final : public Backend {
     SDPA_CHECK_CUDA(launch_fill_float(zero, 1, 0.f, s));
     SDPA_CHECK_CUDA(launch_where_rows_float(row_all_masked_.as<bool>(), zero, probs_.as<float>(),
                                             scores_.as<float>(), rows, p_.seq_kv, s));
+    SDPA_CHECK_CUDA(launch_cast_from_float(p_.dtype, scores_.as<float>(), weights_.get(), n, s));
 
     gemm_values(cublas_.get(), GemmPrecision::fp32_simt, p_, scores_.get(), v32_.get(), out32_.get(), s);
     SDPA_CHECK_CUDA(launch_cast_from_float(p_.dtype, out32_.as<float>(), t.o, nq, s));
@@ -115,22 +117,23 @@ class MathBackend final : public Backend {
   }
 
  private:
-  // attn_mask = ones(L, S, bool).tril(); where(attn_mask.logical_not(), -inf, scalar_tensor(0))
+  // attn_mask = ones(L, S, bool).tril(); where(attn_mask, scalar_tensor(0), -inf). Older
+  // PyTorch took attn_mask.logical_not() first; 2.11 launches no such kernel.
   void build_additive_mask(float* mask_zero, cudaStream_t s) {
     const int64_t m = p_.seq_q * p_.seq_kv;
     SDPA_CHECK_CUDA(launch_fill_bool(ones_.as<bool>(), m, true, s));
     SDPA_CHECK_CUDA(launch_tril_bool(ones_.as<bool>(), keep_.as<bool>(), p_.seq_q, p_.seq_kv, s));
-    SDPA_CHECK_CUDA(launch_logical_not(keep_.as<bool>(), hide_.as<bool>(), m, s));
     SDPA_CHECK_CUDA(launch_fill_float(mask_zero, 1, 0.f, s));
-    SDPA_CHECK_CUDA(launch_where_scalar_float(hide_.as<bool>(), additive_mask_.as<float>(), m,
-                                              -INFINITY, mask_zero, s));
+    SDPA_CHECK_CUDA(launch_where_scalar_float(keep_.as<bool>(), additive_mask_.as<float>(), m,
+                                              mask_zero, -INFINITY, s));
   }
 
   Problem p_;
   CublasHandle cublas_;
   DeviceBuffer q32_, k32_, v32_, out32_;
   DeviceBuffer scores_, probs_, is_neg_inf_, row_all_masked_, scalars_;
-  DeviceBuffer ones_, keep_, hide_, additive_mask_;
+  DeviceBuffer weights_;  // the attention weights in the input dtype, as the math path returns them
+  DeviceBuffer ones_, keep_, additive_mask_;
   DeviceBuffer d_out32_, dk32_, dv32_;  // the backward's own
   DeviceBuffer dk_t_;                   // k's gradient in the dtype, transposed ([D, Skv]), before its copy
 };
@@ -138,9 +141,10 @@ class MathBackend final : public Backend {
 std::size_t math_workspace(const Problem& p) {
   const auto n = static_cast<std::size_t>(p.score_elements());
   const auto mask = static_cast<std::size_t>(p.seq_q * p.seq_kv);
-  return floats(2 * p.q_elements() + 2 * p.kv_elements()) + n * (2 * sizeof(float) + 1) +
+  return floats(2 * p.q_elements() + 2 * p.kv_elements()) +
+         n * (2 * sizeof(float) + 1 + dtype_bytes(p.dtype)) +
          static_cast<std::size_t>(p.batch * p.heads * p.seq_q) + floats(3) +
-         (p.causal ? mask * (3 + sizeof(float)) : 0) +
+         (p.causal ? mask * (2 + sizeof(float)) : 0) +
          (p.has_backward() ? floats(p.q_elements() + 2 * p.kv_elements()) +
                                  static_cast<std::size_t>(p.kv_elements()) * dtype_bytes(p.dtype)
                            : 0);

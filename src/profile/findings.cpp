@@ -73,7 +73,7 @@ void mask_every_call(const CaseProfile& p, std::vector<Finding>& out) {
                    [](const KernelProfile& k) { return name_has_any(k, {"tril", "triu"}); }))
     return;
   const Selection s = select(p, [](const KernelProfile& k) {
-    // ones(bool) -> tril -> logical_not -> where(-inf, 0): this tool's names and PyTorch's.
+    // ones(bool) -> tril -> (logical_not, before PyTorch 2.11) -> where: this tool's names and PyTorch's.
     return name_has_any(k, {"fill_kernel<bool>", "fillfunctor<bool>", "tril", "triu", "logical_not", "where_scalar",
                             "causal_mask"});
   });

@@ -41,23 +41,26 @@ int64_t first_other(std::span<const T> v, T expected) {
   return -1;
 }
 
-// 2^31 + 17 bools: two pieces, 2^30 + 8 and 2^30 + 9. fill_bool must set what was false,
-// logical_not clear what was true.
-TEST(ElementwisePieces, FillAndLogicalNotPastInt32WriteEveryElement) {
+// 2^31 + 17 bools: two pieces, 2^30 + 8 and 2^30 + 9. fill_bool must set what was false, and
+// where(mask, 0, -inf) over the first 2^29 + 5 of them (fp32 out: 2 pieces) follow each.
+TEST(ElementwisePieces, FillAndWherePastInt32WriteEveryElement) {
   const int64_t n = (int64_t{1} << 31) + 17;
   ASSERT_EQ(int32_pieces(n, 1).size(), 2u);
   const auto bytes = static_cast<std::size_t>(n);
   SDPA_REQUIRE_DEVICE_BYTES(2 * bytes);
   CudaStream stream;
   const cudaStream_t s = stream.get();
-  DeviceBuffer in(bytes), out(bytes);
+  const int64_t m = (int64_t{1} << 29) + 5;
+  ASSERT_EQ(int32_pieces(m, sizeof(float)).size(), 2u);
+  DeviceBuffer in(bytes), out(static_cast<std::size_t>(m) * sizeof(float)), zero(sizeof(float));
   SDPA_CHECK_CUDA(cudaMemsetAsync(in.get(), 0, bytes, s));
-  SDPA_CHECK_CUDA(cudaMemsetAsync(out.get(), 1, bytes, s));
+  SDPA_CHECK_CUDA(cudaMemsetAsync(zero.get(), 0, sizeof(float), s));
+  SDPA_CHECK_CUDA(cudaMemsetAsync(out.get(), 0x7f, out.bytes(), s));
   SDPA_CHECK_CUDA(launch_fill_bool(in.as<bool>(), n, true, s));
-  SDPA_CHECK_CUDA(launch_logical_not(in.as<bool>(), out.as<bool>(), n, s));
+  SDPA_CHECK_CUDA(launch_where_scalar_float(in.as<bool>(), out.as<float>(), m, zero.as<float>(), -1.f, s));
   SDPA_CHECK_CUDA(cudaStreamSynchronize(s));
   EXPECT_EQ(first_other<uint8_t>(copy_to_host<uint8_t>(in, n), 1), -1);
-  EXPECT_EQ(first_other<uint8_t>(copy_to_host<uint8_t>(out, n), 0), -1);
+  EXPECT_EQ(first_other<float>(copy_to_host<float>(out, m), 0.f), -1);
 }
 
 struct MaskedFillCase {
