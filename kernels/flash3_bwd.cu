@@ -69,9 +69,8 @@ cudaError_t launch_backward(const FusedBackward& b) {
             b.workspace + padded_rows, rows.dq_accum, padded_rows, static_cast<int>(stat_rows),
             static_cast<int>(s.seq_q), static_cast<int>(s.head_dim));
     if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
-    const cudaError_t main = dispatch_int(
-        flash3::Flash3HeadDims{}, s.head_dim, cudaErrorInvalidValue,
-        [&](auto d) {
+    const cudaError_t main =
+        dispatch_int(flash3::Flash3HeadDims{}, s.head_dim, cudaErrorInvalidValue, [&](auto d) {
           return flash3::launch_flash3_backward_main<decltype(d)::value, kDqBulkReduce>(b, rows);
         });
     if (main != cudaSuccess) return main;
@@ -81,7 +80,9 @@ cudaError_t launch_backward(const FusedBackward& b) {
 
 }  // namespace
 
-cudaError_t launch_flash3_backward(const FusedBackward& b) { return launch_backward<false>(b); }
+cudaError_t launch_flash3_backward(const FusedBackward& b) {
+  return launch_backward<false>(b);
+}
 
 cudaError_t launch_flash3_backward_bulk_dq(const FusedBackward& b) {
   return launch_backward<true>(b);

@@ -88,8 +88,8 @@ __device__ __forceinline__ void run_bwd_dq_reducer(const Flash3BwdSmem<Traits>& 
     const int buffer = i % kBuffers;
     named_barrier_sync(kDqFullBarrier + buffer, kThreads);
     if (lane < Traits::kDqColBlocks) {
-      tma_reduce_add_3d(map_dq, smem.dq_block(buffer, lane), lane * Traits::kDqBoxCols,
-                        block.m0(i), block.bh_q(i));
+      tma_reduce_add_3d(map_dq, smem.dq_block(buffer, lane), lane * Traits::kDqBoxCols, block.m0(i),
+                        block.bh_q(i));
       tma_store_commit();
       tma_store_wait_read();
     }
@@ -439,9 +439,8 @@ cudaError_t launch_flash3_backward_main(const FusedBackward& b, const Flash3BwdR
         encode_row_stats_map(map_delta, rows.delta, q_heads, rows.stat_rows, Traits::kBlockM)})
     if (e != cudaSuccess) return e;
   if constexpr (kDqBulkReduce) {
-    if (const cudaError_t e =
-            encode_fp32_rows_map(map_dq, rows.dq_accum, q_heads, s.seq_q, kHeadDim,
-                                 Traits::kDqBoxCols, Traits::kBlockM);
+    if (const cudaError_t e = encode_fp32_rows_map(map_dq, rows.dq_accum, q_heads, s.seq_q,
+                                                   kHeadDim, Traits::kDqBoxCols, Traits::kBlockM);
         e != cudaSuccess)
       return e;
   }
@@ -454,8 +453,8 @@ cudaError_t launch_flash3_backward_main(const FusedBackward& b, const Flash3BwdR
     const dim3 grid(static_cast<unsigned>(key_blocks), static_cast<unsigned>(s.kv_heads),
                     static_cast<unsigned>(s.batch));
     (s.causal ? causal : full)<<<grid, Traits::kNThreads, Traits::kSmemBytes, b.stream>>>(
-        map_q, map_k, map_v, map_do, map_lse, map_delta, map_dq, s, rows.dq_accum, static_cast<T*>(b.dk),
-        static_cast<T*>(b.dv));
+        map_q, map_k, map_v, map_do, map_lse, map_delta, map_dq, s, rows.dq_accum,
+        static_cast<T*>(b.dk), static_cast<T*>(b.dv));
     return cudaGetLastError();
   });
 }

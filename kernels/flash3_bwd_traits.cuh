@@ -24,7 +24,8 @@ namespace sdpa::flash3 {
 // adds the tile with TMA reduce-adds (cp.reduce.async.bulk.tensor ... .add), FA3's way. The tile
 // is 64 rows x D fp32, kept as D/8 column blocks of 64 rows x 32 bytes (one TMA box each,
 // unswizzled): a warp's float2 stores of 4 rows x 4 column pairs then fill 128 contiguous bytes,
-// no bank conflict. Two tiles at D64 (16 KB each), one at D128 (32 KB: what is left under the limit).
+// no bank conflict. Two tiles at D64 (16 KB each), one at D128 (32 KB: what is left under the
+// limit).
 template <int kHeadDim_, int kStages_, bool kDqBulkReduce_ = false>
 struct Flash3BwdTraits {
   static constexpr int kHeadDim = kHeadDim_;
@@ -72,7 +73,8 @@ struct Flash3BwdTraits {
   static_assert(kDqChunks == kConsumerWGs || kDqChunks == 1, "dQ's chunks shared out evenly");
   static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumerWGs <= 65536,
                 "the register file holds one CTA");
-  static_assert(kDqColBlocks <= 32, "one column block of the dQ tile per lane of the reducing warp");
+  static_assert(kDqColBlocks <= 32,
+                "one column block of the dQ tile per lane of the reducing warp");
   static_assert(kSmemBytes <= 227 * 1024, "over the per-block shared-memory limit");
 };
 
@@ -86,8 +88,8 @@ struct Flash3BwdConfig {
 
 // K and V (each 1024-aligned), the stages' Q and dO, two buffers of the warpgroups' dS^T tiles
 // (keys 0-63, then 64-127: 128 rows of 64 queries), the dQ staging tiles (kDqBulkReduce), the
-// stages' LSE and delta rows, then the barriers. Full barriers count the bytes TMA landed; empty ones count the consumer threads done
-// with a stage.
+// stages' LSE and delta rows, then the barriers. Full barriers count the bytes TMA landed; empty
+// ones count the consumer threads done with a stage.
 template <typename Traits>
 struct Flash3BwdSmem {
   static constexpr int kStages = Traits::kStages;
