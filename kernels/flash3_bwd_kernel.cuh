@@ -94,7 +94,8 @@ __device__ __forceinline__ void run_bwd_dq_reducer(const Flash3BwdSmem<Traits>& 
       tma_store_wait_read();
     }
     __syncwarp();
-    named_barrier_arrive(kDqEmptyBarrier + buffer, kThreads);
+    // Only a tile that a later step rewrites is handed back: no arrival is left pending at exit.
+    if (i + kBuffers < block.steps) named_barrier_arrive(kDqEmptyBarrier + buffer, kThreads);
   }
   if (lane < Traits::kDqColBlocks) tma_store_wait_all();
 }
@@ -373,8 +374,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     lower_registers<Traits::kProducerRegs>();
     if (tid == 0)
       run_bwd_producer(smem, block, &map_q, &map_k, &map_v, &map_do, &map_lse, &map_delta);
-    else if (Traits::kDqBulkReduce && tid / 32 == 1)
-      run_bwd_dq_reducer(smem, block, &map_dq, tid % 32);
+    if constexpr (Traits::kDqBulkReduce)
+      if (tid / 32 == 1) run_bwd_dq_reducer(smem, block, &map_dq, tid % 32);
     return;
   }
 
