@@ -2,5 +2,7 @@
 // dims compile in parallel.
 #include "flash3_bwd_kernel.cuh"
 
-template cudaError_t sdpa::flash3::launch_flash3_backward_main<128>(
+template cudaError_t sdpa::flash3::launch_flash3_backward_main<128, false>(
+    const sdpa::FusedBackward&, const sdpa::flash3::Flash3BwdRows&);
+template cudaError_t sdpa::flash3::launch_flash3_backward_main<128, true>(
     const sdpa::FusedBackward&, const sdpa::flash3::Flash3BwdRows&);

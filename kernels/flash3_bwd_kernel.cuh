@@ -7,7 +7,9 @@
 //   dV += P^T dO and dK += dS^T Q   (wgmma with P^T, dS^T from registers, dO and Q read MN-major),
 //   dQ += dS K over the CTA's 128 keys   (both warpgroups' dS^T stored to shared memory and read
 //     MN-major as A, K read MN-major as B; at D128 each warpgroup takes 64 columns, at D64 the
-//     warpgroups take alternate steps; added into the fp32 accumulator by atomics).
+//     warpgroups take alternate steps; added into the fp32 accumulator by atomics (v2) or, with
+//     Traits::kDqBulkReduce (v4), staged in shared memory and added by TMA reduce-adds that a
+//     second warp of the producer warpgroup issues).
 // dK and dV sum the group's query heads in registers (no atomics) and are written once at the end,
 // dK scaled; dQ's accumulator is scaled and converted by a last kernel (flash3_bwd.cu).
 #pragma once
@@ -64,6 +66,38 @@ __device__ __forceinline__ void run_bwd_producer(
     tma_load_2d(smem.lse(s), map_lse, smem.full(s), m0, bh_q);
     tma_load_2d(smem.delta(s), map_delta, smem.full(s), m0, bh_q);
   }
+}
+
+// Named barriers of the dQ staging tiles (kDqBulkReduce): buffer b is full once its writers
+// (Traits::kDqWriters) and the reducing warp met on kDqFullBarrier + b, and free again once they
+// met on kDqEmptyBarrier + b. Id 1 is the consumers' dS^T barrier.
+constexpr int kDqFullBarrier = 2;
+constexpr int kDqEmptyBarrier = 4;
+
+// A warp of the producer warpgroup (kDqBulkReduce): per step, once the step's writers filled the
+// staging tile, its lanes add one column block each into the fp32 accumulator, a 3-D map
+// {D, seq_q, B * Hq} read in boxes of 8 columns x 64 rows (rows past seq_q clipped by TMA), wait
+// until the tile has been read, and hand it back to the writers of step i + kDqBuffers.
+template <typename Traits, bool kCausal>
+__device__ __forceinline__ void run_bwd_dq_reducer(const Flash3BwdSmem<Traits>& smem,
+                                                   const Flash3BwdBlock<Traits, kCausal>& block,
+                                                   const CUtensorMap* map_dq, int lane) {
+  constexpr int kThreads = Traits::kDqWriters + 32;
+  constexpr int kBuffers = Traits::kDqBuffers > 0 ? Traits::kDqBuffers : 1;  // v2 never runs this
+  for (int i = 0; i < block.steps; ++i) {
+    const int buffer = i % kBuffers;
+    named_barrier_sync(kDqFullBarrier + buffer, kThreads);
+    if (lane < Traits::kDqColBlocks) {
+      tma_reduce_add_3d(map_dq, smem.dq_block(buffer, lane), lane * Traits::kDqBoxCols, block.m0(i),
+                        block.bh_q(i));
+      tma_store_commit();
+      tma_store_wait_read();
+    }
+    __syncwarp();
+    // Only a tile that a later step rewrites is handed back: no arrival is left pending at exit.
+    if (i + kBuffers < block.steps) named_barrier_arrive(kDqEmptyBarrier + buffer, kThreads);
+  }
+  if (lane < Traits::kDqColBlocks) tma_store_wait_all();
 }
 
 // One consumer warpgroup: its 64 keys, their dK and dV, the GEMMs and the elementwise steps.
@@ -215,6 +249,25 @@ struct Flash3BwdConsumer {
     }
   }
 
+  // The chunk into staging tile `buffer` (kDqBulkReduce): column 8j + 2t (+1) of the chunk is
+  // column block 8 chunk + j, byte 8t of the row; rows past seq_q are written too (TMA clips them).
+  // The tile is written again kDqBuffers steps on, once the reducing warp has read it.
+  __device__ __forceinline__ void stage_dq(const float (&acc)[kSAcc], int chunk, int i,
+                                           int buffer) const {
+    constexpr int kThreads = Traits::kDqWriters + 32;
+    if (i >= Traits::kDqBuffers) named_barrier_sync(kDqEmptyBarrier + buffer, kThreads);
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = warp * 16 + g + 8 * half;
+#pragma unroll
+      for (int j = 0; j < kSAcc / 4; ++j)
+        store_shared_f32x2(smem.dq_block(buffer, chunk * 8 + j) + row * 32 + t * 8,
+                           acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
+    }
+    fence_async_shared();
+    named_barrier_arrive(kDqFullBarrier + buffer, kThreads);
+  }
+
   // Step i (stage s): the warpgroup's part unless (causal) all its keys come after the step's
   // queries; then, once both warpgroups stored dS^T, its share of dQ. dS^T has two buffers by
   // step parity: a tile is rewritten two steps on, after the barrier of the step between, which
@@ -269,7 +322,10 @@ struct Flash3BwdConsumer {
     mbarrier_arrive(smem.empty(s));
     if (mine) {
       fence_registers(acc_dq);
-      add_dq(acc_dq, chunk, bh_q, m0, dq_accum);
+      if constexpr (Traits::kDqBulkReduce)
+        stage_dq(acc_dq, chunk, i, i % Traits::kDqBuffers);
+      else
+        add_dq(acc_dq, chunk, bh_q, m0, dq_accum);
     }
   }
 
@@ -300,7 +356,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
                       const __grid_constant__ CUtensorMap map_v,
                       const __grid_constant__ CUtensorMap map_do,
                       const __grid_constant__ CUtensorMap map_lse,
-                      const __grid_constant__ CUtensorMap map_delta, const AttentionShape p,
+                      const __grid_constant__ CUtensorMap map_delta,
+                      const __grid_constant__ CUtensorMap map_dq, const AttentionShape p,
                       float* const dq_accum, T* const dk, T* const dv) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Smem = Flash3BwdSmem<Traits>;
@@ -317,6 +374,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     lower_registers<Traits::kProducerRegs>();
     if (tid == 0)
       run_bwd_producer(smem, block, &map_q, &map_k, &map_v, &map_do, &map_lse, &map_delta);
+    if constexpr (Traits::kDqBulkReduce)
+      if (tid / 32 == 1) run_bwd_dq_reducer(smem, block, &map_dq, tid % 32);
     return;
   }
 
@@ -353,10 +412,10 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
 }
 
 // The main kernel for head dim kHeadDim on `b`'s dtype and causal flag: one CTA per block of
-// kBlockN keys of each (batch, KV head).
-template <int kHeadDim>
+// kBlockN keys of each (batch, KV head); dQ by atomics or (kDqBulkReduce) TMA reduce-adds.
+template <int kHeadDim, bool kDqBulkReduce>
 cudaError_t launch_flash3_backward_main(const FusedBackward& b, const Flash3BwdRows& rows) {
-  using Traits = typename Flash3BwdConfig<kHeadDim>::Traits;
+  using Traits = typename Flash3BwdConfig<kHeadDim, kDqBulkReduce>::Traits;
   const AttentionShape& s = b.shape;
   const int64_t q_heads = s.batch * s.heads;
   const int64_t kv_heads = s.batch * s.kv_heads;
@@ -370,6 +429,7 @@ cudaError_t launch_flash3_backward_main(const FusedBackward& b, const Flash3BwdR
   CUtensorMap map_do;
   CUtensorMap map_lse;
   CUtensorMap map_delta;
+  CUtensorMap map_dq{};  // kDqBulkReduce only
   for (const cudaError_t e :
        {encode_head_major_map(map_q, b.q, b.dtype, q_heads, s.seq_q, kHeadDim, Traits::kBlockM),
         encode_head_major_map(map_do, b.d_out, b.dtype, q_heads, s.seq_q, kHeadDim,
@@ -379,6 +439,12 @@ cudaError_t launch_flash3_backward_main(const FusedBackward& b, const Flash3BwdR
         encode_row_stats_map(map_lse, rows.lse, q_heads, rows.stat_rows, Traits::kBlockM),
         encode_row_stats_map(map_delta, rows.delta, q_heads, rows.stat_rows, Traits::kBlockM)})
     if (e != cudaSuccess) return e;
+  if constexpr (kDqBulkReduce) {
+    if (const cudaError_t e = encode_fp32_rows_map(map_dq, rows.dq_accum, q_heads, s.seq_q,
+                                                   kHeadDim, Traits::kDqBoxCols, Traits::kBlockM);
+        e != cudaSuccess)
+      return e;
+  }
   return dispatch_dtype(b.dtype, [&](auto type) {
     using T = typename decltype(type)::type;
     auto* const causal = flash3_bwd_kernel<Traits, T, true>;
@@ -388,8 +454,8 @@ cudaError_t launch_flash3_backward_main(const FusedBackward& b, const Flash3BwdR
     const dim3 grid(static_cast<unsigned>(key_blocks), static_cast<unsigned>(s.kv_heads),
                     static_cast<unsigned>(s.batch));
     (s.causal ? causal : full)<<<grid, Traits::kNThreads, Traits::kSmemBytes, b.stream>>>(
-        map_q, map_k, map_v, map_do, map_lse, map_delta, s, rows.dq_accum, static_cast<T*>(b.dk),
-        static_cast<T*>(b.dv));
+        map_q, map_k, map_v, map_do, map_lse, map_delta, map_dq, s, rows.dq_accum,
+        static_cast<T*>(b.dk), static_cast<T*>(b.dv));
     return cudaGetLastError();
   });
 }

@@ -17,10 +17,20 @@ namespace sdpa::flash3 {
 // A warpgroup's registers at D128: dK and dV 64 + 64, S^T and dP^T 32 + 32 (or P^T and dS^T
 // packed, 16 + 16), a 64-column chunk of dQ 32: under the 240 it gets. dS^T goes through
 // shared memory: the two warpgroups' tiles together are dS over the CTA's 128 keys.
-template <int kHeadDim_, int kStages_>
+//
+// dQ's partial of a step goes into the fp32 accumulator one of two ways (kDqBulkReduce):
+// false (v2): each consumer thread adds its fragment by float2 atomics; true (v4): the writing
+// warpgroups store it to a staging tile in shared memory and a warp of the producer warpgroup
+// adds the tile with TMA reduce-adds (cp.reduce.async.bulk.tensor ... .add), FA3's way. The tile
+// is 64 rows x D fp32, kept as D/8 column blocks of 64 rows x 32 bytes (one TMA box each,
+// unswizzled): a warp's float2 stores of 4 rows x 4 column pairs then fill 128 contiguous bytes,
+// no bank conflict. Two tiles at D64 (16 KB each), one at D128 (32 KB: what is left under the
+// limit).
+template <int kHeadDim_, int kStages_, bool kDqBulkReduce_ = false>
 struct Flash3BwdTraits {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kStages = kStages_;
+  static constexpr bool kDqBulkReduce = kDqBulkReduce_;
   static constexpr int kConsumerWGs = 2;
   static constexpr int kWGKeys = 64;
   static constexpr int kBlockN = kConsumerWGs * kWGKeys;
@@ -40,12 +50,22 @@ struct Flash3BwdTraits {
   // dQ = dS K over the CTA's 128 keys, in 64-column chunks: at D128 each warpgroup takes one chunk
   // every step, at D64 the warpgroups take the one chunk of alternate steps.
   static constexpr int kDqChunks = kHeadDim / 64;
+  // The staging tiles (kDqBulkReduce): buffers, a column block's bytes (one TMA box of 8 fp32
+  // columns x 64 rows), a tile's bytes; the threads that write a tile (both warpgroups at D128, the
+  // step's one at D64) and the reducing warp meet on named barriers.
+  static constexpr int kDqBuffers = kDqBulkReduce ? (kHeadDim == 64 ? 2 : 1) : 0;
+  static constexpr int kDqBoxCols = 8;
+  static constexpr int kDqColBlocks = kHeadDim / kDqBoxCols;
+  static constexpr int kDqColBlockBytes = kBlockM * kDqBoxCols * 4;
+  static constexpr int kDqTileBytes = kDqColBlocks * kDqColBlockBytes;
+  static constexpr int kDqWriters = (kDqChunks == kConsumerWGs ? kConsumerWGs : 1) * 128;
   // K/V's barrier, then full and empty for each stage.
   static constexpr int kBarrierBytes = 8 * (1 + 2 * kStages);
   // 1024 bytes of slack: the swizzle atoms must start 1024-aligned. dS^T (both warpgroups'
   // tiles) has two buffers, by step parity (flash3_bwd_kernel.cuh).
   static constexpr int kSmemBytes = 1024 + 2 * kKVBytes + kStages * (2 * kQBytes + 2 * kStatBytes) +
-                                    2 * kConsumerWGs * kDsBytes + kBarrierBytes;
+                                    2 * kConsumerWGs * kDsBytes + kDqBuffers * kDqTileBytes +
+                                    kBarrierBytes;
 
   static_assert(kHeadDim == 64 || kHeadDim == 128, "wgmma_rs is written for N = 64 and 128");
   static_assert(kBlockM == 64, "S^T and dP^T are one m64n64 wgmma per k16 step");
@@ -53,20 +73,23 @@ struct Flash3BwdTraits {
   static_assert(kDqChunks == kConsumerWGs || kDqChunks == 1, "dQ's chunks shared out evenly");
   static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumerWGs <= 65536,
                 "the register file holds one CTA");
+  static_assert(kDqColBlocks <= 32,
+                "one column block of the dQ tile per lane of the reducing warp");
   static_assert(kSmemBytes <= 227 * 1024, "over the per-block shared-memory limit");
 };
 
 // Three stages at both head dims: the CTA is alone on its SM (registers), so shared memory is
 // free up to the limit, and a third stage lets the producer run a step further ahead.
-template <int kHeadDim>
+// kDqBulkReduce: dQ by TMA reduce-add (v4) rather than atomics (v2); both are built.
+template <int kHeadDim, bool kDqBulkReduce = false>
 struct Flash3BwdConfig {
-  using Traits = Flash3BwdTraits<kHeadDim, 3>;
+  using Traits = Flash3BwdTraits<kHeadDim, 3, kDqBulkReduce>;
 };
 
 // K and V (each 1024-aligned), the stages' Q and dO, two buffers of the warpgroups' dS^T tiles
-// (keys 0-63, then 64-127: 128 rows of 64 queries), the stages' LSE and delta rows, then the
-// barriers. Full barriers count the bytes TMA landed; empty ones count the consumer threads done
-// with a stage.
+// (keys 0-63, then 64-127: 128 rows of 64 queries), the dQ staging tiles (kDqBulkReduce), the
+// stages' LSE and delta rows, then the barriers. Full barriers count the bytes TMA landed; empty
+// ones count the consumer threads done with a stage.
 template <typename Traits>
 struct Flash3BwdSmem {
   static constexpr int kStages = Traits::kStages;
@@ -76,6 +99,7 @@ struct Flash3BwdSmem {
   uint32_t q;
   uint32_t d_o;
   uint32_t ds;
+  uint32_t dq;
   uint32_t stats;
   uint32_t bars;
 
@@ -85,13 +109,18 @@ struct Flash3BwdSmem {
         q(v + Traits::kKVBytes),
         d_o(q + kStages * Traits::kQBytes),
         ds(d_o + kStages * Traits::kQBytes),
-        stats(ds + 2 * Traits::kConsumerWGs * Traits::kDsBytes),
+        dq(ds + 2 * Traits::kConsumerWGs * Traits::kDsBytes),
+        stats(dq + Traits::kDqBuffers * Traits::kDqTileBytes),
         bars(stats + kStages * 2 * Traits::kStatBytes) {}
 
   __device__ __forceinline__ uint32_t q_stage(int s) const { return q + s * Traits::kQBytes; }
   __device__ __forceinline__ uint32_t do_stage(int s) const { return d_o + s * Traits::kQBytes; }
   __device__ __forceinline__ uint32_t ds_buffer(int buffer) const {
     return ds + buffer * Traits::kConsumerWGs * Traits::kDsBytes;
+  }
+  // Column block cb of dQ staging tile `buffer`: 64 rows of 8 fp32 columns, 32 bytes a row.
+  __device__ __forceinline__ uint32_t dq_block(int buffer, int cb) const {
+    return dq + buffer * Traits::kDqTileBytes + cb * Traits::kDqColBlockBytes;
   }
   __device__ __forceinline__ uint32_t lse(int s) const {
     return stats + s * 2 * Traits::kStatBytes;
