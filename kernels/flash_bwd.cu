@@ -51,12 +51,13 @@ cudaError_t launch_flash_backward_with(const FusedBackward& b,
         static_cast<const T*>(b.d_out), static_cast<const T*>(b.o), delta, dq_accum, rows,
         static_cast<int>(s.head_dim));
     if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
-    const cudaError_t main = dispatch_int(flash::FlashHeadDims{}, s.head_dim, cudaErrorInvalidValue, [&](auto d) {
-      if constexpr (decltype(d)::value == 128)
-        return main_d128(b, delta, dq_accum);
-      else
-        return flash::launch_flash_backward_main<decltype(d)::value>(b, delta, dq_accum);
-    });
+    const cudaError_t main =
+        dispatch_int(flash::FlashHeadDims{}, s.head_dim, cudaErrorInvalidValue, [&](auto d) {
+          if constexpr (decltype(d)::value == 128)
+            return main_d128(b, delta, dq_accum);
+          else
+            return flash::launch_flash_backward_main<decltype(d)::value>(b, delta, dq_accum);
+        });
     if (main != cudaSuccess) return main;
     return launch_flash_backward_convert_dq(b, dq_accum);
   });

@@ -260,7 +260,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
     // S and dP: kSdpRows queries by kSdpKeys keys per warp; S first, then dP, so one operand pair
     // is live at a time. The k loops here and below unroll by 2 only: fully unrolled, their
     // swizzled addresses are all hoisted out of the step loop and D128 spills.
-    auto sdp_gemm = [&](float (&acc)[kSdpMTiles][kSdpNTiles][4], uint32_t a_base, uint32_t b_base) {
+    auto sdp_gemm = [&](float(&acc)[kSdpMTiles][kSdpNTiles][4], uint32_t a_base, uint32_t b_base) {
 #pragma unroll
       for (int mt = 0; mt < kSdpMTiles; ++mt)
 #pragma unroll

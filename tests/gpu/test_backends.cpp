@@ -224,7 +224,8 @@ TEST(Variants, EveryFlashBackwardStepMatchesTheReference) {
   ASSERT_EQ(steps.size(), 2u);
   for (const std::string& s : steps) {
     const std::string name = case_backend_name(flash, s);
-    EXPECT_EQ(verified.contains(name) ? verified.at(name) : 0, static_cast<int>(problems.size())) << name;
+    EXPECT_EQ(verified.contains(name) ? verified.at(name) : 0, static_cast<int>(problems.size()))
+        << name;
   }
 }
 
