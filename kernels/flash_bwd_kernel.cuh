@@ -31,9 +31,10 @@ using namespace sm80;
 // Shared memory: K, V [kBlockN][D]; Q, dO [kBlockM][D] × 2 stages; P, dS [kBlockM][kBlockN];
 // LSE, delta [kBlockM] fp32 × 2 stages. 16-bit tiles are rows of 16-byte chunks swizzled
 // chunk ^ (row % 8), as the forward's.
-template <int kHeadDim_, int kBlockN_, int kBlockM_>
+template <int kHeadDim_, int kBlockN_, int kBlockM_, bool kPackP_ = false>
 struct FlashBwdTraits {
   static constexpr int kHeadDim = kHeadDim_;
+  static constexpr bool kPackP = kPackP_;  // P held as 16-bit values once made (below)
   static constexpr int kBlockN = kBlockN_;
   static constexpr int kBlockM = kBlockM_;
   static constexpr int kNWarps = 8;
@@ -91,6 +92,11 @@ template <>
 struct FlashBwdConfig<128> {
   using Traits = FlashBwdTraits<128, 128, 32>;
 };
+
+// D128 at 64-query steps (FA2's hdim128 tile: 128 keys x 64 queries, 8 warps), P held as 16-bit
+// values once made so that it fits 255 registers: the flash backend's variant bwd-64q, for an
+// A/B against the 32-query default (docs/kernel-notes.md, "flash backward D128 at 64 queries").
+using FlashBwdD128Q64 = FlashBwdTraits<128, 128, 64, true>;
 
 // Arguments of the main kernel.
 template <typename T>
@@ -254,95 +260,130 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
     // S and dP: kSdpRows queries by kSdpKeys keys per warp; S first, then dP, so one operand pair
     // is live at a time. The k loops here and below unroll by 2 only: fully unrolled, their
     // swizzled addresses are all hoisted out of the step loop and D128 spills.
-    float acc_s[kSdpMTiles][kSdpNTiles][4];
-    float acc_dp[kSdpMTiles][kSdpNTiles][4];
-#pragma unroll
-    for (int mt = 0; mt < kSdpMTiles; ++mt)
-#pragma unroll
-      for (int nt = 0; nt < kSdpNTiles; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc_s[mt][nt][e] = acc_dp[mt][nt][e] = 0.f;
-#pragma unroll 2
-    for (int ks = 0; ks < D / 16; ++ks) {
-      uint32_t qa[kSdpMTiles][4];
+    auto sdp_gemm = [&](float(&acc)[kSdpMTiles][kSdpNTiles][4], uint32_t a_base, uint32_t b_base) {
 #pragma unroll
       for (int mt = 0; mt < kSdpMTiles; ++mt)
-        ldmatrix_x4(qa[mt], swizzled_pair(q_a + q_stage, ks) + mt * 16 * kRowBytes);
 #pragma unroll
-      for (int n16 = 0; n16 < kSdpNTiles / 2; ++n16) {
-        uint32_t kb[4];
-        ldmatrix_x4(kb, swizzled_pair(k_b, ks) + n16 * 16 * kRowBytes);
+        for (int nt = 0; nt < kSdpNTiles; ++nt)
 #pragma unroll
-        for (int mt = 0; mt < kSdpMTiles; ++mt) {
-          mma_16816<T>(acc_s[mt][2 * n16], qa[mt], kb[0], kb[1]);
-          mma_16816<T>(acc_s[mt][2 * n16 + 1], qa[mt], kb[2], kb[3]);
-        }
-      }
-    }
+          for (int e = 0; e < 4; ++e) acc[mt][nt][e] = 0.f;
 #pragma unroll 2
-    for (int ks = 0; ks < D / 16; ++ks) {
-      uint32_t doa[kSdpMTiles][4];
+      for (int ks = 0; ks < D / 16; ++ks) {
+        uint32_t af[kSdpMTiles][4];
 #pragma unroll
-      for (int mt = 0; mt < kSdpMTiles; ++mt)
-        ldmatrix_x4(doa[mt], swizzled_pair(do_a + q_stage, ks) + mt * 16 * kRowBytes);
+        for (int mt = 0; mt < kSdpMTiles; ++mt)
+          ldmatrix_x4(af[mt], swizzled_pair(a_base, ks) + mt * 16 * kRowBytes);
 #pragma unroll
-      for (int n16 = 0; n16 < kSdpNTiles / 2; ++n16) {
-        uint32_t vb[4];
-        ldmatrix_x4(vb, swizzled_pair(v_b, ks) + n16 * 16 * kRowBytes);
+        for (int n16 = 0; n16 < kSdpNTiles / 2; ++n16) {
+          uint32_t bf[4];
+          ldmatrix_x4(bf, swizzled_pair(b_base, ks) + n16 * 16 * kRowBytes);
 #pragma unroll
-        for (int mt = 0; mt < kSdpMTiles; ++mt) {
-          mma_16816<T>(acc_dp[mt][2 * n16], doa[mt], vb[0], vb[1]);
-          mma_16816<T>(acc_dp[mt][2 * n16 + 1], doa[mt], vb[2], vb[3]);
+          for (int mt = 0; mt < kSdpMTiles; ++mt) {
+            mma_16816<T>(acc[mt][2 * n16], af[mt], bf[0], bf[1]);
+            mma_16816<T>(acc[mt][2 * n16 + 1], af[mt], bf[2], bf[3]);
+          }
         }
       }
-    }
+    };
 
-    // P = exp2(S * scale_log2 - LSE), dS = P * (dP - delta), in place. Element (mt, nt, e) is
-    // query m0 + sdp_m0 + mt*16 + g + (e/2)*8 and key n0 + sdp_n0 + nt*8 + 2t + e%2. Keys past Skv,
+    // P = exp2(S * scale_log2 - LSE), dS = P * (dP - delta). Element (mt, nt, e) is query
+    // m0 + sdp_m0 + mt*16 + g + (e/2)*8 and key n0 + sdp_n0 + nt*8 + 2t + e%2. Keys past Skv,
     // queries past Sq (zero-filled, LSE 0) and causal keys after the query get P = 0.
     const bool masked =
         m0 + kBlockM > seq_q || n0 + kBlockN > seq_kv || (kCausal && n0 + kBlockN - 1 > m0);
     const float* lse = s_lse + stage * kBlockM;
     const float* delta = s_delta + stage * kBlockM;
+    auto prob = [&](float s, float row_lse, int row, int nt, int e) {
+      float pr = fast_exp2(fmaf(s, scale_log2, -row_lse));
+      if (masked) {
+        const int query = m0 + row;
+        const int key = n0 + sdp_n0 + nt * 8 + 2 * t + e % 2;
+        if (query >= seq_q || key >= seq_kv || (kCausal && key > query)) pr = 0.f;
+      }
+      return pr;
+    };
+    // P and dS go to shared memory two keys per 32-bit store: a warp's store puts rows g (8 of
+    // them, phases 0-7) in 8 different chunks, 4 words each: every bank once.
+    auto score_offset = [&](int mt, int half, int nt) {
+      const int row = sdp_m0 + mt * 16 + g + half * 8;  // row % 8 == g
+      const int chunk = sdp_n0 / 8 + nt;
+      return row * kScoreRowBytes + ((chunk ^ g) * 16) + t * 4;
+    };
+
+    if constexpr (Traits::kPackP) {
+      // P is made, rounded to 16 bits and stored before dP exists: S's fp32 accumulators die
+      // there, and dS reads the 16-bit P (the values dV multiplies too), so S and dP are never
+      // live together (64 keys x 128 queries at D128 fit 255 registers this way).
+      uint32_t p16[kSdpMTiles][kSdpNTiles][2];
+      {
+        float acc_s[kSdpMTiles][kSdpNTiles][4];
+        sdp_gemm(acc_s, q_a + q_stage, k_b);
 #pragma unroll
-    for (int mt = 0; mt < kSdpMTiles; ++mt)
+        for (int mt = 0; mt < kSdpMTiles; ++mt)
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int row = sdp_m0 + mt * 16 + g + half * 8;
-        const float row_lse = lse[row];
-        const float row_delta = delta[row];
+          for (int half = 0; half < 2; ++half) {
+            const int row = sdp_m0 + mt * 16 + g + half * 8;
+            const float row_lse = lse[row];
 #pragma unroll
-        for (int nt = 0; nt < kSdpNTiles; ++nt)
-#pragma unroll
-          for (int e = 2 * half; e < 2 * half + 2; ++e) {
-            float prob = fast_exp2(fmaf(acc_s[mt][nt][e], scale_log2, -row_lse));
-            if (masked) {
-              const int query = m0 + row;
-              const int key = n0 + sdp_n0 + nt * 8 + 2 * t + e % 2;
-              if (query >= seq_q || key >= seq_kv || (kCausal && key > query)) prob = 0.f;
+            for (int nt = 0; nt < kSdpNTiles; ++nt) {
+              p16[mt][nt][half] =
+                  pack2<T>(prob(acc_s[mt][nt][2 * half], row_lse, row, nt, 2 * half),
+                           prob(acc_s[mt][nt][2 * half + 1], row_lse, row, nt, 2 * half + 1));
+              *reinterpret_cast<uint32_t*>(smem + Traits::kPOffset + score_offset(mt, half, nt)) =
+                  p16[mt][nt][half];
             }
-            acc_s[mt][nt][e] = prob;
-            acc_dp[mt][nt][e] = prob * (acc_dp[mt][nt][e] - row_delta);
           }
       }
-
-      // P and dS to shared memory, two keys per 32-bit store: a warp's store puts rows g (8 of
-      // them, phases 0-7) in 8 different chunks, 4 words each: every bank once.
+      float acc_dp[kSdpMTiles][kSdpNTiles][4];
+      sdp_gemm(acc_dp, do_a + q_stage, v_b);
 #pragma unroll
-    for (int mt = 0; mt < kSdpMTiles; ++mt)
+      for (int mt = 0; mt < kSdpMTiles; ++mt)
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int row = sdp_m0 + mt * 16 + g + half * 8;  // row % 8 == g
+        for (int half = 0; half < 2; ++half) {
+          const float row_delta = delta[sdp_m0 + mt * 16 + g + half * 8];
 #pragma unroll
-        for (int nt = 0; nt < kSdpNTiles; ++nt) {
-          const int chunk = sdp_n0 / 8 + nt;
-          const int offset = row * kScoreRowBytes + ((chunk ^ g) * 16) + t * 4;
-          *reinterpret_cast<uint32_t*>(smem + Traits::kPOffset + offset) =
-              pack2<T>(acc_s[mt][nt][2 * half], acc_s[mt][nt][2 * half + 1]);
-          *reinterpret_cast<uint32_t*>(smem + Traits::kDsOffset + offset) =
-              pack2<T>(acc_dp[mt][nt][2 * half], acc_dp[mt][nt][2 * half + 1]);
+          for (int nt = 0; nt < kSdpNTiles; ++nt) {
+            const float2 pr = unpack2<T>(p16[mt][nt][half]);
+            *reinterpret_cast<uint32_t*>(smem + Traits::kDsOffset + score_offset(mt, half, nt)) =
+                pack2<T>(pr.x * (acc_dp[mt][nt][2 * half] - row_delta),
+                         pr.y * (acc_dp[mt][nt][2 * half + 1] - row_delta));
+          }
         }
-      }
+    } else {
+      float acc_s[kSdpMTiles][kSdpNTiles][4];
+      float acc_dp[kSdpMTiles][kSdpNTiles][4];
+      sdp_gemm(acc_s, q_a + q_stage, k_b);
+      sdp_gemm(acc_dp, do_a + q_stage, v_b);
+      // P and dS in place, in fp32.
+#pragma unroll
+      for (int mt = 0; mt < kSdpMTiles; ++mt)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int row = sdp_m0 + mt * 16 + g + half * 8;
+          const float row_lse = lse[row];
+          const float row_delta = delta[row];
+#pragma unroll
+          for (int nt = 0; nt < kSdpNTiles; ++nt)
+#pragma unroll
+            for (int e = 2 * half; e < 2 * half + 2; ++e) {
+              const float pr = prob(acc_s[mt][nt][e], row_lse, row, nt, e);
+              acc_s[mt][nt][e] = pr;
+              acc_dp[mt][nt][e] = pr * (acc_dp[mt][nt][e] - row_delta);
+            }
+        }
+#pragma unroll
+      for (int mt = 0; mt < kSdpMTiles; ++mt)
+#pragma unroll
+        for (int half = 0; half < 2; ++half)
+#pragma unroll
+          for (int nt = 0; nt < kSdpNTiles; ++nt) {
+            const int offset = score_offset(mt, half, nt);
+            *reinterpret_cast<uint32_t*>(smem + Traits::kPOffset + offset) =
+                pack2<T>(acc_s[mt][nt][2 * half], acc_s[mt][nt][2 * half + 1]);
+            *reinterpret_cast<uint32_t*>(smem + Traits::kDsOffset + offset) =
+                pack2<T>(acc_dp[mt][nt][2 * half], acc_dp[mt][nt][2 * half + 1]);
+          }
+    }
     __syncthreads();  // P and dS complete
 
     // dV += P^T dO and dK += dS^T Q: kKvKeys keys by kKvDims columns per warp.
@@ -433,12 +474,11 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
     }
 }
 
-// The main kernel for head dim kHeadDim on `b`'s dtype and causal flag: one CTA per key block of
-// each (batch, KV head).
-template <int kHeadDim>
-cudaError_t launch_flash_backward_main(const FusedBackward& b, const float* delta,
-                                       float* dq_accum) {
-  using Traits = typename FlashBwdConfig<kHeadDim>::Traits;
+// The main kernel of configuration Traits on `b`'s dtype and causal flag: one CTA per key block
+// of each (batch, KV head).
+template <typename Traits>
+cudaError_t launch_flash_backward_traits(const FusedBackward& b, const float* delta,
+                                         float* dq_accum) {
   return dispatch_dtype(b.dtype, [&](auto type) {
     using T = typename decltype(type)::type;
     auto* const causal = flash_bwd_kernel<Traits, T, true>;
@@ -467,6 +507,13 @@ cudaError_t launch_flash_backward_main(const FusedBackward& b, const float* delt
                     : full)<<<grid, Traits::kNThreads, Traits::kSmemBytes, b.stream>>>(args);
     return cudaGetLastError();
   });
+}
+
+template <int kHeadDim>
+cudaError_t launch_flash_backward_main(const FusedBackward& b, const float* delta,
+                                       float* dq_accum) {
+  return launch_flash_backward_traits<typename FlashBwdConfig<kHeadDim>::Traits>(b, delta,
+                                                                                 dq_accum);
 }
 
 }  // namespace sdpa::flash

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "backends/cudnn.h"
+#include "backends/flash.h"
 #include "backends/flash3.h"
 #include "gpu_test_support.h"
 #include "run/runner.h"
@@ -201,6 +202,30 @@ TEST(Variants, EveryFlash3ScheduleFeedsTheBackward) {
   for (const std::string& s : flash3.variants(problems[0])) {
     const std::string name = case_backend_name(flash3, s);
     EXPECT_EQ(verified.contains(name) ? verified.at(name) : 0, static_cast<int>(problems.size())) << name;
+  }
+}
+
+// flash's D128 backward in both its query steps (variants bwd-32q, bwd-64q): dQ, dK, dV at odd
+// sizes, a single query, causal, grouped heads with Sq != Skv both ways, bf16 and fp16.
+TEST(Variants, EveryFlashBackwardStepMatchesTheReference) {
+  const BackendEntry& flash = flash_backend_entry();
+  std::vector<Problem> problems = {
+      problem(1, 2, 2, 1, 1, 128, DType::bf16, true),
+      problem(1, 2, 2, 1000, 1000, 128, DType::bf16, true),
+      problem(1, 2, 2, 4097, 4097, 128, DType::fp16, false),
+      problem(2, 4, 2, 17, 1000, 128, DType::bf16, true),
+      problem(2, 4, 2, 1000, 300, 128, DType::fp16, true),
+      problem(3, 4, 2, 300, 1000, 128, DType::bf16, false),
+  };
+  for (std::size_t i = 0; i < problems.size(); ++i)
+    problems[i].pass = i % 2 == 0 ? AttentionPass::backward : AttentionPass::forward_backward;
+  const std::map<std::string, int> verified = verify_all({problems, {{&flash, true}}});
+  const std::vector<std::string> steps = flash.variants(problems[0]);
+  ASSERT_EQ(steps.size(), 2u);
+  for (const std::string& s : steps) {
+    const std::string name = case_backend_name(flash, s);
+    EXPECT_EQ(verified.contains(name) ? verified.at(name) : 0, static_cast<int>(problems.size()))
+        << name;
   }
 }
 
