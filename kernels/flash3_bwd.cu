@@ -48,8 +48,9 @@ __global__ void flash3_bwd_preprocess_kernel(const T* d_out, const T* o, const f
 
 constexpr int kRowsPerBlock = 8;  // warps per preprocess block
 
-template <bool kDqBulkReduce>
-cudaError_t launch_backward(const FusedBackward& b) {
+}  // namespace
+
+cudaError_t launch_flash3_backward(const FusedBackward& b) {
   // Without the forward's statistics or the workspace there is nothing to read or accumulate into.
   if (b.lse == nullptr || b.workspace == nullptr) return cudaErrorInvalidValue;
   const AttentionShape& s = b.shape;
@@ -69,23 +70,12 @@ cudaError_t launch_backward(const FusedBackward& b) {
             b.workspace + padded_rows, rows.dq_accum, padded_rows, static_cast<int>(stat_rows),
             static_cast<int>(s.seq_q), static_cast<int>(s.head_dim));
     if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
-    const cudaError_t main =
-        dispatch_int(flash3::Flash3HeadDims{}, s.head_dim, cudaErrorInvalidValue, [&](auto d) {
-          return flash3::launch_flash3_backward_main<decltype(d)::value, kDqBulkReduce>(b, rows);
-        });
+    const cudaError_t main = dispatch_int(
+        flash3::Flash3HeadDims{}, s.head_dim, cudaErrorInvalidValue,
+        [&](auto d) { return flash3::launch_flash3_backward_main<decltype(d)::value>(b, rows); });
     if (main != cudaSuccess) return main;
     return launch_flash_backward_convert_dq(b, rows.dq_accum);
   });
-}
-
-}  // namespace
-
-cudaError_t launch_flash3_backward(const FusedBackward& b) {
-  return launch_backward<false>(b);
-}
-
-cudaError_t launch_flash3_backward_bulk_dq(const FusedBackward& b) {
-  return launch_backward<true>(b);
 }
 
 }  // namespace sdpa

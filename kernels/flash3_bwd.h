@@ -16,9 +16,6 @@ namespace sdpa {
 
 // cudaErrorInvalidValue for a head dim other than 64 and 128, or without the forward's LSE.
 cudaError_t launch_flash3_backward(const FusedBackward& b);
-// The same with dQ added by TMA reduce-adds from a staging tile in shared memory (v4) instead of
-// the consumers' atomics (v2): the `bwd-bulk-dq` variant, until measured.
-cudaError_t launch_flash3_backward_bulk_dq(const FusedBackward& b);
 
 namespace flash3 {
 
@@ -32,7 +29,7 @@ struct Flash3BwdRows {
 };
 
 // Defined in flash3_bwd_kernel.cuh, instantiated by one translation unit per head dimension.
-template <int kHeadDim, bool kDqBulkReduce>
+template <int kHeadDim>
 cudaError_t launch_flash3_backward_main(const FusedBackward& b, const Flash3BwdRows& rows);
 
 }  // namespace flash3

@@ -2,7 +2,5 @@
 // dims compile in parallel.
 #include "flash3_bwd_kernel.cuh"
 
-template cudaError_t sdpa::flash3::launch_flash3_backward_main<128, false>(
-    const sdpa::FusedBackward&, const sdpa::flash3::Flash3BwdRows&);
-template cudaError_t sdpa::flash3::launch_flash3_backward_main<128, true>(
+template cudaError_t sdpa::flash3::launch_flash3_backward_main<128>(
     const sdpa::FusedBackward&, const sdpa::flash3::Flash3BwdRows&);

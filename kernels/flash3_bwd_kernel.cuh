@@ -7,9 +7,8 @@
 //   dV += P^T dO and dK += dS^T Q   (wgmma with P^T, dS^T from registers, dO and Q read MN-major),
 //   dQ += dS K over the CTA's 128 keys   (both warpgroups' dS^T stored to shared memory and read
 //     MN-major as A, K read MN-major as B; at D128 each warpgroup takes 64 columns, at D64 the
-//     warpgroups take alternate steps; added into the fp32 accumulator by atomics (v2) or, with
-//     Traits::kDqBulkReduce (v4), staged in shared memory and added by TMA reduce-adds that a
-//     second warp of the producer warpgroup issues).
+//     warpgroups take alternate steps; staged in shared memory and added into the fp32
+//     accumulator by TMA reduce-adds that a second warp of the producer warpgroup issues).
 // dK and dV sum the group's query heads in registers (no atomics) and are written once at the end,
 // dK scaled; dQ's accumulator is scaled and converted by a last kernel (flash3_bwd.cu).
 #pragma once
@@ -68,13 +67,13 @@ __device__ __forceinline__ void run_bwd_producer(
   }
 }
 
-// Named barriers of the dQ staging tiles (kDqBulkReduce): buffer b is full once its writers
+// Named barriers of the dQ staging tiles: buffer b is full once its writers
 // (Traits::kDqWriters) and the reducing warp met on kDqFullBarrier + b, and free again once they
 // met on kDqEmptyBarrier + b. Id 1 is the consumers' dS^T barrier.
 constexpr int kDqFullBarrier = 2;
 constexpr int kDqEmptyBarrier = 4;
 
-// A warp of the producer warpgroup (kDqBulkReduce): per step, once the step's writers filled the
+// A warp of the producer warpgroup: per step, once the step's writers filled the
 // staging tile, its lanes add one column block each into the fp32 accumulator, a 3-D map
 // {D, seq_q, B * Hq} read in boxes of 8 columns x 64 rows (rows past seq_q clipped by TMA), wait
 // until the tile has been read, and hand it back to the writers of step i + kDqBuffers.
@@ -83,7 +82,7 @@ __device__ __forceinline__ void run_bwd_dq_reducer(const Flash3BwdSmem<Traits>& 
                                                    const Flash3BwdBlock<Traits, kCausal>& block,
                                                    const CUtensorMap* map_dq, int lane) {
   constexpr int kThreads = Traits::kDqWriters + 32;
-  constexpr int kBuffers = Traits::kDqBuffers > 0 ? Traits::kDqBuffers : 1;  // v2 never runs this
+  constexpr int kBuffers = Traits::kDqBuffers;
   for (int i = 0; i < block.steps; ++i) {
     const int buffer = i % kBuffers;
     named_barrier_sync(kDqFullBarrier + buffer, kThreads);
@@ -121,7 +120,6 @@ struct Flash3BwdConsumer {
   int g;     // accumulator row within the warp's 16 (and g + 8)
   int t;     // accumulator column pair
   int key0;  // the warpgroup's first key
-  int seq_q;
   int seq_kv;
   float scale_log2;
 
@@ -233,23 +231,7 @@ struct Flash3BwdConsumer {
     wgmma_commit();
   }
 
-  // The chunk into the fp32 accumulator: a vector atomic per pair of columns, rows past seq_q
-  // left out.
-  __device__ __forceinline__ void add_dq(const float (&acc)[kSAcc], int chunk, int64_t bh_q, int m0,
-                                         float* dq_accum) const {
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int m = m0 + warp * 16 + g + 8 * half;
-      if (m >= seq_q) continue;
-      float* const row = dq_accum + (bh_q * seq_q + m) * D + chunk * 64 + 2 * t;
-#pragma unroll
-      for (int j = 0; j < kSAcc / 4; ++j)
-        atomicAdd(reinterpret_cast<float2*>(row + 8 * j),
-                  make_float2(acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]));
-    }
-  }
-
-  // The chunk into staging tile `buffer` (kDqBulkReduce): column 8j + 2t (+1) of the chunk is
+  // The chunk into staging tile `buffer`: column 8j + 2t (+1) of the chunk is
   // column block 8 chunk + j, byte 8t of the row; rows past seq_q are written too (TMA clips them).
   // The tile is written again kDqBuffers steps on, once the reducing warp has read it.
   __device__ __forceinline__ void stage_dq(const float (&acc)[kSAcc], int chunk, int i,
@@ -272,8 +254,8 @@ struct Flash3BwdConsumer {
   // queries; then, once both warpgroups stored dS^T, its share of dQ. dS^T has two buffers by
   // step parity: a tile is rewritten two steps on, after the barrier of the step between, which
   // every warpgroup passes only once its dQ GEMMs on the tile (their only readers) completed.
-  __device__ __forceinline__ void step(int i, int s, int64_t bh_q, int m0, float* dq_accum,
-                                       float (&acc_dk)[kDAcc], float (&acc_dv)[kDAcc]) const {
+  __device__ __forceinline__ void step(int i, int s, int m0, float (&acc_dk)[kDAcc],
+                                       float (&acc_dv)[kDAcc]) const {
     const int buffer = i % 2;
     const bool live = !kCausal || key0 <= m0 + kBlockM - 1;
     // The second warpgroup's keys: dS on them is zero when none of the step's queries sees them.
@@ -322,10 +304,7 @@ struct Flash3BwdConsumer {
     mbarrier_arrive(smem.empty(s));
     if (mine) {
       fence_registers(acc_dq);
-      if constexpr (Traits::kDqBulkReduce)
-        stage_dq(acc_dq, chunk, i, i % Traits::kDqBuffers);
-      else
-        add_dq(acc_dq, chunk, bh_q, m0, dq_accum);
+      stage_dq(acc_dq, chunk, i, i % Traits::kDqBuffers);
     }
   }
 
@@ -358,7 +337,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
                       const __grid_constant__ CUtensorMap map_lse,
                       const __grid_constant__ CUtensorMap map_delta,
                       const __grid_constant__ CUtensorMap map_dq, const AttentionShape p,
-                      float* const dq_accum, T* const dk, T* const dv) {
+                      T* const dk, T* const dv) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Smem = Flash3BwdSmem<Traits>;
   using Consumer = Flash3BwdConsumer<Traits, T, kCausal>;
@@ -374,8 +353,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     lower_registers<Traits::kProducerRegs>();
     if (tid == 0)
       run_bwd_producer(smem, block, &map_q, &map_k, &map_v, &map_do, &map_lse, &map_delta);
-    if constexpr (Traits::kDqBulkReduce)
-      if (tid / 32 == 1) run_bwd_dq_reducer(smem, block, &map_dq, tid % 32);
+    if (tid / 32 == 1) run_bwd_dq_reducer(smem, block, &map_dq, tid % 32);
     return;
   }
 
@@ -390,7 +368,6 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
                           .g = lane / 4,
                           .t = lane % 4,
                           .key0 = block.n0 + cw * Traits::kWGKeys,
-                          .seq_q = static_cast<int>(p.seq_q),
                           .seq_kv = static_cast<int>(p.seq_kv),
                           .scale_log2 = p.scale * 1.4426950408889634f};
   float acc_dk[Consumer::kDAcc];
@@ -402,7 +379,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     const int s = Smem::stage(i);
     const int m0 = block.m0(i);
     mbarrier_wait(smem.full(s), Smem::parity(i));
-    consumer.step(i, s, block.bh_q(i), m0, dq_accum, acc_dk, acc_dv);
+    consumer.step(i, s, m0, acc_dk, acc_dv);
   }
   consumer.store_key_grads(acc_dk, acc_dv, block.bh_kv, p.scale, dk, dv);
 #else
@@ -412,10 +389,10 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
 }
 
 // The main kernel for head dim kHeadDim on `b`'s dtype and causal flag: one CTA per block of
-// kBlockN keys of each (batch, KV head); dQ by atomics or (kDqBulkReduce) TMA reduce-adds.
-template <int kHeadDim, bool kDqBulkReduce>
+// kBlockN keys of each (batch, KV head).
+template <int kHeadDim>
 cudaError_t launch_flash3_backward_main(const FusedBackward& b, const Flash3BwdRows& rows) {
-  using Traits = typename Flash3BwdConfig<kHeadDim, kDqBulkReduce>::Traits;
+  using Traits = typename Flash3BwdConfig<kHeadDim>::Traits;
   const AttentionShape& s = b.shape;
   const int64_t q_heads = s.batch * s.heads;
   const int64_t kv_heads = s.batch * s.kv_heads;
@@ -429,7 +406,7 @@ cudaError_t launch_flash3_backward_main(const FusedBackward& b, const Flash3BwdR
   CUtensorMap map_do;
   CUtensorMap map_lse;
   CUtensorMap map_delta;
-  CUtensorMap map_dq{};  // kDqBulkReduce only
+  CUtensorMap map_dq;
   for (const cudaError_t e :
        {encode_head_major_map(map_q, b.q, b.dtype, q_heads, s.seq_q, kHeadDim, Traits::kBlockM),
         encode_head_major_map(map_do, b.d_out, b.dtype, q_heads, s.seq_q, kHeadDim,
@@ -437,14 +414,10 @@ cudaError_t launch_flash3_backward_main(const FusedBackward& b, const Flash3BwdR
         encode_head_major_map(map_k, b.k, b.dtype, kv_heads, s.seq_kv, kHeadDim, Traits::kBlockN),
         encode_head_major_map(map_v, b.v, b.dtype, kv_heads, s.seq_kv, kHeadDim, Traits::kBlockN),
         encode_row_stats_map(map_lse, rows.lse, q_heads, rows.stat_rows, Traits::kBlockM),
-        encode_row_stats_map(map_delta, rows.delta, q_heads, rows.stat_rows, Traits::kBlockM)})
+        encode_row_stats_map(map_delta, rows.delta, q_heads, rows.stat_rows, Traits::kBlockM),
+        encode_fp32_rows_map(map_dq, rows.dq_accum, q_heads, s.seq_q, kHeadDim,
+                             Traits::kDqBoxCols, Traits::kBlockM)})
     if (e != cudaSuccess) return e;
-  if constexpr (kDqBulkReduce) {
-    if (const cudaError_t e = encode_fp32_rows_map(map_dq, rows.dq_accum, q_heads, s.seq_q,
-                                                   kHeadDim, Traits::kDqBoxCols, Traits::kBlockM);
-        e != cudaSuccess)
-      return e;
-  }
   return dispatch_dtype(b.dtype, [&](auto type) {
     using T = typename decltype(type)::type;
     auto* const causal = flash3_bwd_kernel<Traits, T, true>;
@@ -454,8 +427,8 @@ cudaError_t launch_flash3_backward_main(const FusedBackward& b, const Flash3BwdR
     const dim3 grid(static_cast<unsigned>(key_blocks), static_cast<unsigned>(s.kv_heads),
                     static_cast<unsigned>(s.batch));
     (s.causal ? causal : full)<<<grid, Traits::kNThreads, Traits::kSmemBytes, b.stream>>>(
-        map_q, map_k, map_v, map_do, map_lse, map_delta, map_dq, s, rows.dq_accum,
-        static_cast<T*>(b.dk), static_cast<T*>(b.dv));
+        map_q, map_k, map_v, map_do, map_lse, map_delta, map_dq, s, static_cast<T*>(b.dk),
+        static_cast<T*>(b.dv));
     return cudaGetLastError();
   });
 }

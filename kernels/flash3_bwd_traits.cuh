@@ -18,19 +18,18 @@ namespace sdpa::flash3 {
 // packed, 16 + 16), a 64-column chunk of dQ 32: under the 240 it gets. dS^T goes through
 // shared memory: the two warpgroups' tiles together are dS over the CTA's 128 keys.
 //
-// dQ's partial of a step goes into the fp32 accumulator one of two ways (kDqBulkReduce):
-// false (v2): each consumer thread adds its fragment by float2 atomics; true (v4): the writing
-// warpgroups store it to a staging tile in shared memory and a warp of the producer warpgroup
-// adds the tile with TMA reduce-adds (cp.reduce.async.bulk.tensor ... .add), FA3's way. The tile
+// dQ's partial of a step goes into the fp32 accumulator as FA3 adds it (v4; v2's per-thread
+// float2 atomics were 1.04-1.19x slower, docs/kernel-notes.md): the writing warpgroups store it
+// to a staging tile in shared memory and a warp of the producer warpgroup adds the tile with TMA
+// reduce-adds (cp.reduce.async.bulk.tensor ... .add). The tile
 // is 64 rows x D fp32, kept as D/8 column blocks of 64 rows x 32 bytes (one TMA box each,
 // unswizzled): a warp's float2 stores of 4 rows x 4 column pairs then fill 128 contiguous bytes,
-// no bank conflict. Two tiles at D64 (16 KB each), one at D128 (32 KB: what is left under the
-// limit).
-template <int kHeadDim_, int kStages_, bool kDqBulkReduce_ = false>
+// no bank conflict. How many tiles: Flash3BwdConfig.
+template <int kHeadDim_, int kStages_, int kDqBuffers_>
 struct Flash3BwdTraits {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kStages = kStages_;
-  static constexpr bool kDqBulkReduce = kDqBulkReduce_;
+  static constexpr int kDqBuffers = kDqBuffers_;
   static constexpr int kConsumerWGs = 2;
   static constexpr int kWGKeys = 64;
   static constexpr int kBlockN = kConsumerWGs * kWGKeys;
@@ -50,10 +49,9 @@ struct Flash3BwdTraits {
   // dQ = dS K over the CTA's 128 keys, in 64-column chunks: at D128 each warpgroup takes one chunk
   // every step, at D64 the warpgroups take the one chunk of alternate steps.
   static constexpr int kDqChunks = kHeadDim / 64;
-  // The staging tiles (kDqBulkReduce): buffers, a column block's bytes (one TMA box of 8 fp32
+  // The staging tiles: buffers, a column block's bytes (one TMA box of 8 fp32
   // columns x 64 rows), a tile's bytes; the threads that write a tile (both warpgroups at D128, the
   // step's one at D64) and the reducing warp meet on named barriers.
-  static constexpr int kDqBuffers = kDqBulkReduce ? (kHeadDim == 64 ? 2 : 1) : 0;
   static constexpr int kDqBoxCols = 8;
   static constexpr int kDqColBlocks = kHeadDim / kDqBoxCols;
   static constexpr int kDqColBlockBytes = kBlockM * kDqBoxCols * 4;
@@ -78,16 +76,17 @@ struct Flash3BwdTraits {
   static_assert(kSmemBytes <= 227 * 1024, "over the per-block shared-memory limit");
 };
 
-// Three stages at both head dims: the CTA is alone on its SM (registers), so shared memory is
-// free up to the limit, and a third stage lets the producer run a step further ahead.
-// kDqBulkReduce: dQ by TMA reduce-add (v4) rather than atomics (v2); both are built.
-template <int kHeadDim, bool kDqBulkReduce = false>
+// D64: three stages of Q, dO and the rows and two dQ staging tiles (16 KB each); the CTA is alone
+// on its SM (registers), so shared memory is free up to the limit. D128: two stages and two tiles
+// (32 KB each), FA3's hdim128 choice; three stages and one tile, all that fits beside them, were
+// 1.3% slower non-causal and the same causal on the H100 (docs/kernel-notes.md, v4).
+template <int kHeadDim>
 struct Flash3BwdConfig {
-  using Traits = Flash3BwdTraits<kHeadDim, 3, kDqBulkReduce>;
+  using Traits = Flash3BwdTraits<kHeadDim, kHeadDim == 64 ? 3 : 2, 2>;
 };
 
 // K and V (each 1024-aligned), the stages' Q and dO, two buffers of the warpgroups' dS^T tiles
-// (keys 0-63, then 64-127: 128 rows of 64 queries), the dQ staging tiles (kDqBulkReduce), the
+// (keys 0-63, then 64-127: 128 rows of 64 queries), the dQ staging tiles, the
 // stages' LSE and delta rows, then the barriers. Full barriers count the bytes TMA landed; empty
 // ones count the consumer threads done with a stage.
 template <typename Traits>

@@ -118,8 +118,6 @@ const FusedForwardKernel& scheduled(Flash3Schedule schedule) {
 constexpr FusedForwardKernel kFlash3Forward{kLimits, launch_default, workspace_bytes,
                                             launch_flash3_backward};
 constexpr FusedForwardKernel kFlash3Decode{kLimits, launch_decode, workspace_bytes};
-constexpr FusedForwardKernel kFlash3BulkDq{kLimits, launch_default, workspace_bytes,
-                                           launch_flash3_backward_bulk_dq};
 
 const FusedForwardKernel& flash3_forward(Flash3Schedule schedule, bool persistent) {
   return persistent ? scheduled<true>(schedule) : scheduled<false>(schedule);

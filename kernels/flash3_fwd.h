@@ -18,8 +18,6 @@ enum class Flash3Schedule { serial, overlap, pingpong };
 extern const FusedForwardKernel kFlash3Forward;
 // The decode kernel alone: refuses Sq > 16.
 extern const FusedForwardKernel kFlash3Decode;
-// kFlash3Forward whose backward adds dQ by TMA reduce-adds (v4) rather than atomics (v2).
-extern const FusedForwardKernel kFlash3BulkDq;
 // The prefill kernel with a schedule, on every shape; reads no pages. Persistent: one CTA per SM
 // looping over the query tiles (heaviest causal tiles first, every gridDim.x-th), instead of one
 // CTA per tile.

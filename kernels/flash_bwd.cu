@@ -34,10 +34,9 @@ __global__ void flash_bwd_convert_dq_kernel(const float* dq_accum, T* dq, int64_
 
 constexpr int kRowsPerBlock = 8;  // warps per preprocess block
 
-// The three kernels, with `main_d128` as the main kernel at head dim 128.
-cudaError_t launch_flash_backward_with(const FusedBackward& b,
-                                       cudaError_t (*main_d128)(const FusedBackward&, const float*,
-                                                                float*)) {
+}  // namespace
+
+cudaError_t launch_flash_backward(const FusedBackward& b) {
   // Without the forward's statistics or the workspace there is nothing to read or accumulate into.
   if (b.lse == nullptr || b.workspace == nullptr) return cudaErrorInvalidValue;
   const AttentionShape& s = b.shape;
@@ -51,26 +50,12 @@ cudaError_t launch_flash_backward_with(const FusedBackward& b,
         static_cast<const T*>(b.d_out), static_cast<const T*>(b.o), delta, dq_accum, rows,
         static_cast<int>(s.head_dim));
     if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
-    const cudaError_t main =
-        dispatch_int(flash::FlashHeadDims{}, s.head_dim, cudaErrorInvalidValue, [&](auto d) {
-          if constexpr (decltype(d)::value == 128)
-            return main_d128(b, delta, dq_accum);
-          else
-            return flash::launch_flash_backward_main<decltype(d)::value>(b, delta, dq_accum);
-        });
+    const cudaError_t main = dispatch_int(flash::FlashHeadDims{}, s.head_dim, cudaErrorInvalidValue, [&](auto d) {
+      return flash::launch_flash_backward_main<decltype(d)::value>(b, delta, dq_accum);
+    });
     if (main != cudaSuccess) return main;
     return launch_flash_backward_convert_dq(b, dq_accum);
   });
-}
-
-}  // namespace
-
-cudaError_t launch_flash_backward(const FusedBackward& b) {
-  return launch_flash_backward_with(b, flash::launch_flash_backward_main<128>);
-}
-
-cudaError_t launch_flash_backward_d128_64q(const FusedBackward& b) {
-  return launch_flash_backward_with(b, flash::launch_flash_backward_main_d128_64q);
 }
 
 cudaError_t launch_flash_backward_convert_dq(const FusedBackward& b, const float* dq_accum) {

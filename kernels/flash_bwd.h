@@ -12,9 +12,6 @@ namespace sdpa {
 
 // cudaErrorInvalidValue for a head dim other than 64 and 128.
 cudaError_t launch_flash_backward(const FusedBackward& b);
-// The same, but head dim 128 takes 64-query steps (FA2's 128 x 64 tile) instead of its default
-// 32: the flash backend's variant bwd-64q, kept beside the default to be measured against it.
-cudaError_t launch_flash_backward_d128_64q(const FusedBackward& b);
 
 // The last kernel alone: dQ = scale * dq_accum ([B, Hq, Sq, D] fp32) in b's dtype, into b.dq.
 // flash3's backward accumulates dQ in the same layout and ends with it too.
@@ -24,9 +21,6 @@ namespace flash {
 // Defined in flash_bwd_kernel.cuh, instantiated by one translation unit per head dimension.
 template <int kHeadDim>
 cudaError_t launch_flash_backward_main(const FusedBackward& b, const float* delta, float* dq_accum);
-// Head dim 128 in 64-query steps instead of its default 32 (flash_bwd_hdim128_64q.cu).
-cudaError_t launch_flash_backward_main_d128_64q(const FusedBackward& b, const float* delta,
-                                                float* dq_accum);
 }  // namespace flash
 
 }  // namespace sdpa

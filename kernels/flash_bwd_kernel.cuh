@@ -79,9 +79,10 @@ struct FlashBwdTraits {
   static_assert(kSmemBytes <= 163 * 1024, "over sm_80's per-block shared memory");
 };
 
-// kBlockN 128 at both head dims: half the dQ atomics and Q/dO re-reads of 64 keys. D128 takes
-// 32-query steps: 64 spill beside its 128 floats of dK and dV (docs/kernel-notes.md, "v2: FA2's
-// layout").
+// kBlockN 128 at both head dims: half the dQ atomics and Q/dO re-reads of 64 keys, and 64-query
+// steps. D128 holds P as 16-bit values once made so that it fits 255 registers beside its 128
+// floats of dK and dV; its earlier 32-query steps were 1.13x slower on the H100
+// (docs/kernel-notes.md, "flash backward D128 at 64 queries").
 template <int kHeadDim>
 struct FlashBwdConfig;
 template <>
@@ -90,13 +91,8 @@ struct FlashBwdConfig<64> {
 };
 template <>
 struct FlashBwdConfig<128> {
-  using Traits = FlashBwdTraits<128, 128, 32>;
+  using Traits = FlashBwdTraits<128, 128, 64, true>;
 };
-
-// D128 at 64-query steps (FA2's hdim128 tile: 128 keys x 64 queries, 8 warps), P held as 16-bit
-// values once made so that it fits 255 registers: the flash backend's variant bwd-64q, for an
-// A/B against the 32-query default (docs/kernel-notes.md, "flash backward D128 at 64 queries").
-using FlashBwdD128Q64 = FlashBwdTraits<128, 128, 64, true>;
 
 // Arguments of the main kernel.
 template <typename T>

@@ -20,7 +20,5 @@ cudaError_t launch_flash_forward(const FusedForward& f) {
 
 constexpr FusedForwardKernel kFlashForward{sm80_query_block_limits(kHeadDims), launch_flash_forward,
                                            nullptr, launch_flash_backward};
-constexpr FusedForwardKernel kFlashForwardBwd64q{kFlashForward.limits, launch_flash_forward,
-                                                 nullptr, launch_flash_backward_d128_64q};
 
 }  // namespace sdpa

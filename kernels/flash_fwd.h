@@ -6,7 +6,5 @@
 namespace sdpa {
 
 extern const FusedForwardKernel kFlashForward;
-// The same forward, whose backward takes 64-query steps at head dim 128 (the variant bwd-64q).
-extern const FusedForwardKernel kFlashForwardBwd64q;
 
 }  // namespace sdpa

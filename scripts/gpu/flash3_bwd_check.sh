@@ -4,8 +4,8 @@
 # under --case-timeout), the GPU tests that verify its gradients, compute-sanitizer on small odd
 # shapes (SANITIZE=1), and the hopper-bwd preset (BENCH=0 leaves it out), short tables last.
 # Build here and carry build/src/sdpa-prof and build/tests/sdpa_gpu_tests. Results land in $OUT.
-# FLASH3=flash3:all runs every flash3 variant where the default runs (the quick check, the
-# sanitizer, the preset): the backward's bwd-bulk-dq (v4) beside v2 in one process.
+# FLASH3=flash3:all runs every flash3 schedule where the default runs (the quick check, the
+# sanitizer, the preset): each schedule's forward statistics feeding the backward.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/sdpa-prof-out}

@@ -19,9 +19,8 @@ constexpr std::string_view kSummary =
     "three consumer warpgroups; Sq <= 16 runs a split-KV decode kernel instead (grouped heads "
     "packed into one tile; reads a paged K/V cache too); variants: decode, and the consumers' "
     "schedules (serial, overlap, pingpong), each also with a persistent grid (not causal: the "
-    "last round's tiles split along the keys), and bwd-bulk-dq where a backward runs; backward: a "
-    "CTA per 128 keys, TMA producer, two wgmma consumers, dQ by fp32 atomics (bwd-bulk-dq: by TMA "
-    "reduce-adds from shared memory)";
+    "last round's tiles split along the keys); backward: a CTA per 128 keys, TMA producer, two "
+    "wgmma consumers, dQ staged in shared memory and added by TMA reduce-adds";
 
 #ifdef SDPA_HAVE_FLASH3
 // The schedules as variants (flash3:all), named as in kernels/flash3_fwd.h; without one, each
@@ -41,9 +40,6 @@ constexpr Variant kVariants[] = {
 };
 
 constexpr std::string_view kDecodeVariant = "decode";
-// The default forward, its backward adding dQ by TMA reduce-adds (v4, docs/kernel-notes.md)
-// instead of atomics; listed only where a backward runs, until measured against the default.
-constexpr std::string_view kBulkDqVariant = "bwd-bulk-dq";
 
 // A decode shape runs the decode kernel, and beside it the prefill schedules where K and V are
 // contiguous (what flash3 ran there before its decode kernel); only the decode kernel reads pages.
@@ -53,13 +49,11 @@ std::vector<std::string> variant_names(const Problem& p) {
   if (p.seq_q <= flash3::kDecodeMaxSeqQ && !p.has_backward()) names.emplace_back(kDecodeVariant);
   if (p.paged()) return names;
   for (const Variant& v : kVariants) names.emplace_back(v.name);
-  if (p.has_backward()) names.emplace_back(kBulkDqVariant);
   return names;
 }
 
 std::unique_ptr<Backend> create_flash3(const std::string& variant) {
   if (variant == kDecodeVariant) return make_fused_backend(kFlash3Decode);
-  if (variant == kBulkDqVariant) return make_fused_backend(kFlash3BulkDq);
   for (const Variant& v : kVariants)
     if (variant == v.name) return make_fused_backend(flash3_forward(v.schedule, v.persistent));
   return make_fused_backend(kFlash3Forward);

@@ -140,20 +140,5 @@ TEST(FusedLimits, Flash3RunsOnSm90Only) {
 #endif
 }
 
-// flash's variants are the D128 backward's query steps: listed only where a backward at D128
-// runs; elsewhere flash:all runs the default alone.
-TEST(FusedLimits, FlashVariantsAreTheD128BackwardSteps) {
-  const BackendEntry& e = flash_backend_entry();
-  ASSERT_NE(e.variants, nullptr);
-  Problem p = problem(128);
-  EXPECT_EQ(e.variants(p), std::vector<std::string>{""});
-  p.pass = AttentionPass::backward;
-  EXPECT_EQ(e.variants(p), (std::vector<std::string>{"bwd-32q", "bwd-64q"}));
-  p.pass = AttentionPass::forward_backward;
-  EXPECT_EQ(e.variants(p).size(), 2u);
-  EXPECT_EQ(e.variants(problem(64)), std::vector<std::string>{""});
-  EXPECT_NE(e.create("bwd-64q"), nullptr);
-}
-
 }  // namespace
 }  // namespace sdpa
