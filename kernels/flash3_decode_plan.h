@@ -34,6 +34,10 @@ inline constexpr int kDecodeMaxRows = 32;  // packed query rows of one CTA: two 
 // and a sequence splits at most this many ways (the combine reads every split's part).
 inline constexpr int kDecodeMinSplitBlocks = 4;
 inline constexpr int kDecodeMaxSplits = 128;
+// A split that puts a second CTA on an SM pays its prologue, Q load and part write again for the
+// same SM's share of HBM: worth it only when long (H100, B1 H32/8 Skv32768 D64: 31 splits of
+// 16-17 blocks, two CTAs on most SMs, 0.0434 ms; 16 of 32 blocks, one an SM, 0.0394).
+inline constexpr int kDecodeMinStackedSplitBlocks = 32;
 
 // Per head dim: K/V stages in flight and the CTAs an SM holds. Decode is memory-bound, so the
 // choice is bytes in flight: D128 3 stages of 32 KB, 2 CTAs an SM; D64 4 stages of 16 KB, 3 CTAs.
@@ -87,7 +91,8 @@ inline double decode_balance(int64_t ctas, int sms, int ctas_per_sm, int ctas_to
 
 // The split heuristic: `units` CTAs of `n_blocks` key blocks each split into the fewest parts whose
 // balance (above) is within 5% of the best count's, among counts that change the blocks a split
-// holds, at most kDecodeMaxSplits and at least kDecodeMinSplitBlocks blocks a split.
+// holds, at most kDecodeMaxSplits and at least kDecodeMinSplitBlocks blocks a split
+// (kDecodeMinStackedSplitBlocks where the split alone puts more than one CTA on an SM).
 // FlashAttention's decode heuristic counts CTA slots alone; on the H100 that split B16 H32/8 D128
 // in two (256 CTAs, 0.712 ms) where one CTA an SM is faster (0.701), and left D64 B64 unsplit
 // (docs/kernel-notes.md, the split sweep).
@@ -100,7 +105,10 @@ inline int decode_splits(int64_t units, int64_t n_blocks, int sms, int ctas_per_
       std::min<int64_t>(kDecodeMaxSplits, std::max<int64_t>(n_blocks / kDecodeMinSplitBlocks, 1));
   const auto blocks_each = [&](int64_t splits) { return (n_blocks + splits - 1) / splits; };
   const auto eligible = [&](int64_t splits) {
-    return splits == 1 || blocks_each(splits) != blocks_each(splits - 1);
+    if (splits == 1) return true;
+    const bool stacked = units <= sms && units * splits > sms;
+    return blocks_each(splits) != blocks_each(splits - 1) &&
+           (!stacked || blocks_each(splits) >= kDecodeMinStackedSplitBlocks);
   };
   const auto balance = [&](int64_t splits) {
     return decode_balance(units * splits, sms, ctas_per_sm, ctas_to_fill);

@@ -65,6 +65,19 @@ TEST(Flash3DecodePlan, HeadDim64FillsAnSmWithTwoCtasAndFillsTheLastWave) {
   EXPECT_EQ(plan_decode(b64, kH200Sms, 3).splits, 3);  // 1536 CTAs: 3.9 waves of 396, not 1.3
 }
 
+// A split that puts a second CTA on an SM must be long: B1 H32/8 D64 Skv32768 (512 blocks) stops
+// at one CTA an SM, Skv131072 (2048 blocks) stacks two; a paged D128 B1 stops at one too.
+TEST(Flash3DecodePlan, AShortSplitDoesNotStackASecondCtaOnAnSm) {
+  AttentionShape b1 = decode(1, 32, 8, 1, 32768);
+  b1.head_dim = 64;
+  EXPECT_EQ(plan_decode(b1, kH200Sms, 3).splits, 16);
+  b1.seq_kv = 131072;
+  const DecodePlan long_keys = plan_decode(b1, kH200Sms, 3);
+  EXPECT_GT(long_keys.splits, 16);
+  EXPECT_GE(long_keys.blocks_per_split, kDecodeMinStackedSplitBlocks);
+  EXPECT_EQ(plan_decode(decode(1, 32, 8, 1, 32768), kH200Sms, 2, true).splits, 16);
+}
+
 TEST(Flash3DecodePlan, APagedCacheFillsEverySlotOfAnSm) {
   // B16 H32/8 D128: one CTA an SM contiguous; paged, two an SM (256 CTAs) for the lookups' latency.
   EXPECT_EQ(plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms, 2, false).splits, 1);
