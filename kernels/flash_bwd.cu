@@ -58,6 +58,11 @@ cudaError_t launch_flash_backward(const FusedBackward& b) {
   });
 }
 
+int flash_backward_smem_bytes(int64_t head_dim) {
+  return dispatch_int(flash::FlashHeadDims{}, head_dim, 0,
+                      [](auto d) { return flash::backward_main_smem_bytes<decltype(d)::value>(); });
+}
+
 cudaError_t launch_flash_backward_convert_dq(const FusedBackward& b, const float* dq_accum) {
   const int64_t n = b.shape.batch * b.shape.heads * b.shape.seq_q * b.shape.head_dim;
   return dispatch_dtype(b.dtype, [&](auto type) {

@@ -12,6 +12,8 @@ namespace sdpa {
 
 // cudaErrorInvalidValue for a head dim other than 64 and 128.
 cudaError_t launch_flash_backward(const FusedBackward& b);
+// The main kernel's dynamic shared memory at a head dim it is built for (else 0).
+int flash_backward_smem_bytes(int64_t head_dim);
 
 // The last kernel alone: dQ = scale * dq_accum ([B, Hq, Sq, D] fp32) in b's dtype, into b.dq.
 // flash3's backward accumulates dQ in the same layout and ends with it too.
@@ -21,6 +23,8 @@ namespace flash {
 // Defined in flash_bwd_kernel.cuh, instantiated by one translation unit per head dimension.
 template <int kHeadDim>
 cudaError_t launch_flash_backward_main(const FusedBackward& b, const float* delta, float* dq_accum);
+template <int kHeadDim>
+int backward_main_smem_bytes();
 }  // namespace flash
 
 }  // namespace sdpa

@@ -3,3 +3,4 @@
 #include "flash_bwd_kernel.cuh"
 
 template cudaError_t sdpa::flash::launch_flash_backward_main<64>(const sdpa::FusedBackward&, const float*, float*);
+template int sdpa::flash::backward_main_smem_bytes<64>();

@@ -512,4 +512,9 @@ cudaError_t launch_flash_backward_main(const FusedBackward& b, const float* delt
                                                                                  dq_accum);
 }
 
+template <int kHeadDim>
+int backward_main_smem_bytes() {
+  return FlashBwdConfig<kHeadDim>::Traits::kSmemBytes;
+}
+
 }  // namespace sdpa::flash

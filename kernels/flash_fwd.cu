@@ -19,6 +19,7 @@ cudaError_t launch_flash_forward(const FusedForward& f) {
 }  // namespace
 
 constexpr FusedForwardKernel kFlashForward{sm80_query_block_limits(kHeadDims), launch_flash_forward,
-                                           nullptr, launch_flash_backward};
+                                           nullptr, launch_flash_backward,
+                                           flash_backward_smem_bytes};
 
 }  // namespace sdpa

@@ -130,6 +130,9 @@ struct FusedForwardKernel {
   std::size_t (*workspace_bytes)(const AttentionShape& shape) = nullptr;
   // The kernel's backward (its forward then writes FusedForward::lse when asked); null: none.
   cudaError_t (*launch_backward)(const FusedBackward& backward) = nullptr;
+  // The dynamic shared memory the backward's main kernel asks for at a built head dim, where it
+  // may ask more than the forward (limits.head_dims); null: no more than the forward.
+  int (*backward_smem_bytes)(int64_t head_dim) = nullptr;
 };
 
 }  // namespace sdpa

@@ -116,8 +116,9 @@ std::size_t fused_workspace_bytes(const FusedForwardKernel& kernel, const Proble
   return bytes;
 }
 
-std::optional<std::string> fused_unsupported(const FusedKernelLimits& limits, const Problem& p,
+std::optional<std::string> fused_unsupported(const FusedForwardKernel& kernel, const Problem& p,
                                              const DeviceInfo& device) {
+  const FusedKernelLimits& limits = kernel.limits;
   const FusedLimit broken = broken_limit(limits, attention_shape(p));
   // A head dim that is not built has no shared-memory size to check against the device.
   if (broken == FusedLimit::head_dim) return shape_reason(broken, limits, p.head_dim);
@@ -132,6 +133,13 @@ std::optional<std::string> fused_unsupported(const FusedKernelLimits& limits, co
   if (device.shared_per_block_optin < static_cast<std::size_t>(smem))
     return fmt::format("needs {} KB of shared memory per block, the device has {}", smem / 1024,
                        device.shared_per_block_optin / 1024);
+  if (p.has_backward() && kernel.backward_smem_bytes != nullptr) {
+    const int backward_smem = kernel.backward_smem_bytes(p.head_dim);
+    if (device.shared_per_block_optin < static_cast<std::size_t>(backward_smem))
+      return fmt::format(
+          "{}: the backward needs {} KB of shared memory per block, the device has {}",
+          pass_name(p.pass), backward_smem / 1024, device.shared_per_block_optin / 1024);
+  }
   if (broken != FusedLimit::none) return shape_reason(broken, limits, p.head_dim);
   return p.paged() ? paged_reason(limits, p) : std::nullopt;
 }

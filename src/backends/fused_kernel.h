@@ -17,7 +17,7 @@ namespace sdpa {
 
 std::unique_ptr<Backend> make_fused_backend(const FusedForwardKernel& kernel);
 std::size_t fused_workspace_bytes(const FusedForwardKernel& kernel, const Problem& p);
-std::optional<std::string> fused_unsupported(const FusedKernelLimits& limits, const Problem& p,
+std::optional<std::string> fused_unsupported(const FusedForwardKernel& kernel, const Problem& p,
                                              const DeviceInfo& device);
 
 // What `list` prints of a fused kernel: its head dims ("64, 128") and architectures ("sm_80+").
@@ -38,10 +38,8 @@ BackendEntry fused_backend_entry(std::string_view name, std::string_view summary
       .archs = listing.archs,
       .not_built_reason = "",
       .no_backward_reason = kKernel.launch_backward != nullptr ? "" : kNoBackwardYet,
-      .unsupported =
-          [](const Problem& p, const DeviceInfo& device) {
-            return fused_unsupported(kKernel.limits, p, device);
-          },
+      .unsupported = [](const Problem& p,
+                        const DeviceInfo& device) { return fused_unsupported(kKernel, p, device); },
       .workspace_bytes = [](const Problem& p) { return fused_workspace_bytes(kKernel, p); },
       .create = [](const std::string&) { return make_fused_backend(kKernel); },
       .pytorch_path = name,

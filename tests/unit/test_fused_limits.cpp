@@ -10,6 +10,7 @@
 #include "backends/flash.h"
 #include "backends/flash3.h"
 #include "efficient_fwd.h"
+#include "flash_bwd.h"
 #include "flash_fwd.h"
 #include "hopper_device.h"
 #ifdef SDPA_HAVE_FLASH3
@@ -86,6 +87,24 @@ TEST(FusedLimits, DeviceLimitsComeFromTheKernel) {
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("KB of shared memory per block, the device has 48"), std::string::npos)
       << *why;
+}
+
+// A backward whose main kernel asks a block for more shared memory than the forward's is checked
+// against the device too, and skipped with the reason before any launch (flash's D128 backward
+// on a GPU that gives a block only what the forward asks for, as sm_86's 99 KB once did).
+TEST(FusedLimits, TheBackwardsSharedMemoryIsCheckedToo) {
+  const int forward_smem = kFlashForward.limits.find(128)->smem_bytes;
+  ASSERT_GT(flash_backward_smem_bytes(128), forward_smem);
+  DeviceInfo small = test::hopper_device();
+  small.shared_per_block_optin = static_cast<std::size_t>(forward_smem);
+  Problem p = problem(128);
+  EXPECT_EQ(flash_backend_entry().unsupported(p, small), std::nullopt);
+  p.pass = AttentionPass::backward;
+  const auto why = flash_backend_entry().unsupported(p, small);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("bwd: the backward needs"), std::string::npos) << *why;
+  EXPECT_EQ(flash_backend_entry().unsupported(p, test::hopper_device()), std::nullopt);
+  EXPECT_EQ(flash_backward_smem_bytes(96), 0);  // not built
 }
 
 TEST(FusedLimits, GridLimitIsSharedByBackendAndLauncher) {

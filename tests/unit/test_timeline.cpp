@@ -1,10 +1,13 @@
 // The timeline's trace-event JSON on hand-made records: pinned line by line against
 // tests/data/timeline-*.json (which tests/timeline_check.py also checks against the schema).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -287,7 +290,14 @@ nlohmann::json read_json(const std::string& path) {
 }
 
 TEST(TimelineRecorder, KeepsCasesWhileTheCapCouldHoldThemAndSaysWhatItLeftOut) {
-  const std::string path = "recorder-timeline.json";
+  // Beside the other tests' scratch files, not in the working directory, and removed after.
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("sdpa-recorder-timeline-" + std::to_string(getpid()) + ".json"))
+                               .string();
+  struct Remove {
+    std::string path;
+    ~Remove() { std::filesystem::remove(path); }
+  } remove{path};
   TimelineRecorder recorder(uint64_t{1} << 20, "NVIDIA H200");  // 1 MiB: room for 16384 records of 64 bytes
   const uint64_t per_case = 11;                  // records in forward_records()
   ASSERT_EQ(forward_records().kernels.size() + forward_records().memcpys.size() +
