@@ -81,11 +81,10 @@ template <typename Traits, bool kCausal>
 __device__ __forceinline__ void run_bwd_dq_reducer(const Flash3BwdSmem<Traits>& smem,
                                                    const Flash3BwdBlock<Traits, kCausal>& block,
                                                    const CUtensorMap* map_dq, int lane) {
-  constexpr int kThreads = Traits::kDqWriters + 32;
   constexpr int kBuffers = Traits::kDqBuffers;
   for (int i = 0; i < block.steps; ++i) {
     const int buffer = i % kBuffers;
-    named_barrier_sync(kDqFullBarrier + buffer, kThreads);
+    named_barrier_sync(kDqFullBarrier + buffer, Traits::kDqBarrierThreads);
     if (lane < Traits::kDqColBlocks) {
       tma_reduce_add_3d(map_dq, smem.dq_block(buffer, lane), lane * Traits::kDqBoxCols, block.m0(i),
                         block.bh_q(i));
@@ -94,7 +93,8 @@ __device__ __forceinline__ void run_bwd_dq_reducer(const Flash3BwdSmem<Traits>& 
     }
     __syncwarp();
     // Only a tile that a later step rewrites is handed back: no arrival is left pending at exit.
-    if (i + kBuffers < block.steps) named_barrier_arrive(kDqEmptyBarrier + buffer, kThreads);
+    if (i + kBuffers < block.steps)
+      named_barrier_arrive(kDqEmptyBarrier + buffer, Traits::kDqBarrierThreads);
   }
   if (lane < Traits::kDqColBlocks) tma_store_wait_all();
 }
@@ -236,8 +236,8 @@ struct Flash3BwdConsumer {
   // The tile is written again kDqBuffers steps on, once the reducing warp has read it.
   __device__ __forceinline__ void stage_dq(const float (&acc)[kSAcc], int chunk, int i,
                                            int buffer) const {
-    constexpr int kThreads = Traits::kDqWriters + 32;
-    if (i >= Traits::kDqBuffers) named_barrier_sync(kDqEmptyBarrier + buffer, kThreads);
+    if (i >= Traits::kDqBuffers)
+      named_barrier_sync(kDqEmptyBarrier + buffer, Traits::kDqBarrierThreads);
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int row = warp * 16 + g + 8 * half;
@@ -247,7 +247,7 @@ struct Flash3BwdConsumer {
                            acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
     }
     fence_async_shared();
-    named_barrier_arrive(kDqFullBarrier + buffer, kThreads);
+    named_barrier_arrive(kDqFullBarrier + buffer, Traits::kDqBarrierThreads);
   }
 
   // Step i (stage s): the warpgroup's part unless (causal) all its keys come after the step's

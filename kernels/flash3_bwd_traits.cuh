@@ -25,11 +25,10 @@ namespace sdpa::flash3 {
 // is 64 rows x D fp32, kept as D/8 column blocks of 64 rows x 32 bytes (one TMA box each,
 // unswizzled): a warp's float2 stores of 4 rows x 4 column pairs then fill 128 contiguous bytes,
 // no bank conflict. How many tiles: Flash3BwdConfig.
-template <int kHeadDim_, int kStages_, int kDqBuffers_>
+template <int kHeadDim_, int kStages_>
 struct Flash3BwdTraits {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kStages = kStages_;
-  static constexpr int kDqBuffers = kDqBuffers_;
   static constexpr int kConsumerWGs = 2;
   static constexpr int kWGKeys = 64;
   static constexpr int kBlockN = kConsumerWGs * kWGKeys;
@@ -49,14 +48,17 @@ struct Flash3BwdTraits {
   // dQ = dS K over the CTA's 128 keys, in 64-column chunks: at D128 each warpgroup takes one chunk
   // every step, at D64 the warpgroups take the one chunk of alternate steps.
   static constexpr int kDqChunks = kHeadDim / 64;
-  // The staging tiles: buffers, a column block's bytes (one TMA box of 8 fp32
-  // columns x 64 rows), a tile's bytes; the threads that write a tile (both warpgroups at D128, the
-  // step's one at D64) and the reducing warp meet on named barriers.
+  // The staging tiles: two (a step's tile is written while the reducing warp still reads the one
+  // before), a column block's bytes (one TMA box of 8 fp32 columns x 64 rows), a tile's bytes; the
+  // threads that write a tile (both warpgroups at D128, the step's one at D64) and the reducing
+  // warp meet on named barriers.
+  static constexpr int kDqBuffers = 2;
   static constexpr int kDqBoxCols = 8;
   static constexpr int kDqColBlocks = kHeadDim / kDqBoxCols;
   static constexpr int kDqColBlockBytes = kBlockM * kDqBoxCols * 4;
   static constexpr int kDqTileBytes = kDqColBlocks * kDqColBlockBytes;
   static constexpr int kDqWriters = (kDqChunks == kConsumerWGs ? kConsumerWGs : 1) * 128;
+  static constexpr int kDqBarrierThreads = kDqWriters + 32;
   // K/V's barrier, then full and empty for each stage.
   static constexpr int kBarrierBytes = 8 * (1 + 2 * kStages);
   // 1024 bytes of slack: the swizzle atoms must start 1024-aligned. dS^T (both warpgroups'
@@ -82,7 +84,7 @@ struct Flash3BwdTraits {
 // 1.3% slower non-causal and the same causal on the H100 (docs/kernel-notes.md, v4).
 template <int kHeadDim>
 struct Flash3BwdConfig {
-  using Traits = Flash3BwdTraits<kHeadDim, kHeadDim == 64 ? 3 : 2, 2>;
+  using Traits = Flash3BwdTraits<kHeadDim, kHeadDim == 64 ? 3 : 2>;
 };
 
 // K and V (each 1024-aligned), the stages' Q and dO, two buffers of the warpgroups' dS^T tiles
