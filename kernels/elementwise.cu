@@ -108,9 +108,8 @@ __global__ void add_mask_kernel(float* data, const float* mask, int64_t n, int64
     data[i] += mask[(first + i) % mask_elems];
 }
 
-__global__ void equal_kernel(const float* in, bool* out, int64_t n, const float* value_device) {
-  const float value = *value_device;
-  for (int64_t i = global_thread_index(); i < n; i += grid_stride()) out[i] = in[i] == value;
+__global__ void isneginf_kernel(const float* in, bool* out, int64_t n) {
+  for (int64_t i = global_thread_index(); i < n; i += grid_stride()) out[i] = in[i] == -INFINITY;
 }
 
 // `first`: the index of out[0] in the whole tensor, whose row picks the condition.
@@ -129,8 +128,9 @@ __global__ void tril_kernel(const bool* in, bool* out, int64_t rows, int64_t col
 }
 
 __global__ void where_scalar_kernel(const bool* cond, float* out, int64_t n,
-                                    const float* if_true_device, float if_false) {
+                                    const float* if_true_device, const float* if_false_device) {
   const float if_true = *if_true_device;
+  const float if_false = *if_false_device;
   for (int64_t i = global_thread_index(); i < n; i += grid_stride())
     out[i] = cond[i] ? if_true : if_false;
 }
@@ -262,10 +262,9 @@ cudaError_t launch_add_mask_float(float* data, const float* mask, int64_t n, int
   });
 }
 
-cudaError_t launch_equal_float(const float* in, bool* out, int64_t n, const float* value_device,
-                               cudaStream_t s) {
+cudaError_t launch_isneginf_float(const float* in, bool* out, int64_t n, cudaStream_t s) {
   return launch_pieces(int32_pieces(n, sizeof(float)), [&](int64_t begin, int64_t count) {
-    SDPA_ELEMENTWISE(equal_kernel, count, in + begin, out + begin, count, value_device);
+    SDPA_ELEMENTWISE(isneginf_kernel, count, in + begin, out + begin, count);
   });
 }
 
@@ -294,10 +293,11 @@ cudaError_t launch_tril_bool(const bool* in, bool* out, int64_t rows, int64_t co
 }
 
 cudaError_t launch_where_scalar_float(const bool* cond, float* out, int64_t n,
-                                      const float* if_true_device, float if_false, cudaStream_t s) {
+                                      const float* if_true_device, const float* if_false_device,
+                                      cudaStream_t s) {
   return launch_pieces(int32_pieces(n, sizeof(float)), [&](int64_t begin, int64_t count) {
     SDPA_ELEMENTWISE(where_scalar_kernel, count, cond + begin, out + begin, count, if_true_device,
-                     if_false);
+                     if_false_device);
   });
 }
 

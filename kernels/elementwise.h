@@ -32,8 +32,8 @@ cudaError_t launch_fill_float(float* out, int64_t n, float value, cudaStream_t s
 cudaError_t launch_add_mask_float(float* data, const float* mask, int64_t n, int64_t mask_elems,
                                   cudaStream_t s);
 // Scalars named `*_device` are one-element device tensors, as PyTorch's scalar_tensor() makes.
-cudaError_t launch_equal_float(const float* in, bool* out, int64_t n, const float* value_device,
-                               cudaStream_t s);
+// out = isneginf(in): a unary op, with no -inf scalar tensor to fill first.
+cudaError_t launch_isneginf_float(const float* in, bool* out, int64_t n, cudaStream_t s);
 // out[r, c] = row_cond[r] ? *if_true_device : if_false[r, c]
 cudaError_t launch_where_rows_float(const bool* row_cond, const float* if_true_device,
                                     const float* if_false, float* out, int64_t rows, int64_t cols,
@@ -43,9 +43,11 @@ cudaError_t launch_where_rows_float(const bool* row_cond, const float* if_true_d
 cudaError_t launch_fill_bool(bool* out, int64_t n, bool value, cudaStream_t s);
 // out = tril(in): keeps in[i, j] where j <= i, false above the diagonal.
 cudaError_t launch_tril_bool(const bool* in, bool* out, int64_t rows, int64_t cols, cudaStream_t s);
-// out = cond ? *if_true_device : if_false (PyTorch's where(mask, scalar_tensor(0), -inf))
+// out = cond ? *if_true_device : *if_false_device (PyTorch's where(mask, 0, -inf), whose two
+// Python scalars each become a filled one-element tensor)
 cudaError_t launch_where_scalar_float(const bool* cond, float* out, int64_t n,
-                                      const float* if_true_device, float if_false, cudaStream_t s);
+                                      const float* if_true_device, const float* if_false_device,
+                                      cudaStream_t s);
 // masked[i, j] = j > i (true where the causal mask hides the key), built in one kernel.
 cudaError_t launch_causal_mask(bool* masked, int64_t rows, int64_t cols, cudaStream_t s);
 

@@ -18,7 +18,7 @@ std::size_t floats(int64_t n) { return static_cast<std::size_t>(n) * sizeof(floa
 // The structure of at::_scaled_dot_product_attention_math with 16-bit inputs (PyTorch 2.11, as
 // its kernels and ops were traced on an H100): upcast to fp32, scale q and k by sqrt(scale) each,
 // rebuild the causal mask on every call (ones, tril, where(mask, 0, -inf) into an additive float
-// mask), fp32 GEMMs with TF32 off, _safe_softmax (softmax, eq(-inf), all, where), then the two
+// mask), fp32 GEMMs with TF32 off, _safe_softmax (softmax, isneginf, all, where), then the two
 // downcasts of what it returns: the attention weights (which sdpa then drops) and the output.
 // One-element "scalar tensors" are filled on the device as PyTorch's at::scalar_tensor does.
 class MathBackend final : public Backend {
@@ -56,15 +56,13 @@ class MathBackend final : public Backend {
     const int64_t rows = p_.batch * p_.heads * p_.seq_q;
     const float sqrt_scale = static_cast<float>(std::sqrt(p_.softmax_scale()));
     float* zero = scalars_.as<float>();
-    float* neg_inf = zero + 1;
-    float* mask_zero = zero + 2;
 
     SDPA_CHECK_CUDA(launch_cast_to_float(p_.dtype, t.q, q32_.as<float>(), nq, s));
     SDPA_CHECK_CUDA(launch_cast_to_float(p_.dtype, t.k, k32_.as<float>(), nkv, s));
     SDPA_CHECK_CUDA(launch_cast_to_float(p_.dtype, t.v, v32_.as<float>(), nkv, s));
     SDPA_CHECK_CUDA(launch_scale_float(q32_.as<float>(), q32_.as<float>(), nq, sqrt_scale, s));
     SDPA_CHECK_CUDA(launch_scale_float(k32_.as<float>(), k32_.as<float>(), nkv, sqrt_scale, s));
-    if (p_.causal) build_additive_mask(mask_zero, s);
+    if (p_.causal) build_additive_mask(zero + 1, s);
 
     gemm_scores(cublas_.get(), GemmPrecision::fp32_simt, p_, q32_.get(), k32_.get(), scores_.get(), s);
     if (p_.causal)
@@ -73,8 +71,7 @@ class MathBackend final : public Backend {
 
     // _safe_softmax: rows that are entirely -inf give zeros instead of NaN.
     SDPA_CHECK_CUDA(launch_softmax_rows_float(scores_.as<float>(), probs_.as<float>(), rows, p_.seq_kv, s));
-    SDPA_CHECK_CUDA(launch_fill_float(neg_inf, 1, -INFINITY, s));
-    SDPA_CHECK_CUDA(launch_equal_float(scores_.as<float>(), is_neg_inf_.as<bool>(), n, neg_inf, s));
+    SDPA_CHECK_CUDA(launch_isneginf_float(scores_.as<float>(), is_neg_inf_.as<bool>(), n, s));
     SDPA_CHECK_CUDA(launch_all_rows(is_neg_inf_.as<bool>(), row_all_masked_.as<bool>(), rows, p_.seq_kv, s));
     SDPA_CHECK_CUDA(launch_fill_float(zero, 1, 0.f, s));
     SDPA_CHECK_CUDA(launch_where_rows_float(row_all_masked_.as<bool>(), zero, probs_.as<float>(),
@@ -119,13 +116,15 @@ class MathBackend final : public Backend {
  private:
   // attn_mask = ones(L, S, bool).tril(); where(attn_mask, scalar_tensor(0), -inf). Older
   // PyTorch took attn_mask.logical_not() first; 2.11 launches no such kernel.
-  void build_additive_mask(float* mask_zero, cudaStream_t s) {
+  // The two scalars of the where are filled one-element tensors: `scalars` holds two floats.
+  void build_additive_mask(float* scalars, cudaStream_t s) {
     const int64_t m = p_.seq_q * p_.seq_kv;
     SDPA_CHECK_CUDA(launch_fill_bool(ones_.as<bool>(), m, true, s));
     SDPA_CHECK_CUDA(launch_tril_bool(ones_.as<bool>(), keep_.as<bool>(), p_.seq_q, p_.seq_kv, s));
-    SDPA_CHECK_CUDA(launch_fill_float(mask_zero, 1, 0.f, s));
+    SDPA_CHECK_CUDA(launch_fill_float(scalars, 1, 0.f, s));
+    SDPA_CHECK_CUDA(launch_fill_float(scalars + 1, 1, -INFINITY, s));
     SDPA_CHECK_CUDA(launch_where_scalar_float(keep_.as<bool>(), additive_mask_.as<float>(), m,
-                                              mask_zero, -INFINITY, s));
+                                              scalars, scalars + 1, s));
   }
 
   Problem p_;

@@ -52,15 +52,42 @@ TEST(ElementwisePieces, FillAndWherePastInt32WriteEveryElement) {
   const cudaStream_t s = stream.get();
   const int64_t m = (int64_t{1} << 29) + 5;
   ASSERT_EQ(int32_pieces(m, sizeof(float)).size(), 2u);
-  DeviceBuffer in(bytes), out(static_cast<std::size_t>(m) * sizeof(float)), zero(sizeof(float));
+  DeviceBuffer in(bytes), out(static_cast<std::size_t>(m) * sizeof(float)), scalars(2 * sizeof(float));
   SDPA_CHECK_CUDA(cudaMemsetAsync(in.get(), 0, bytes, s));
-  SDPA_CHECK_CUDA(cudaMemsetAsync(zero.get(), 0, sizeof(float), s));
   SDPA_CHECK_CUDA(cudaMemsetAsync(out.get(), 0x7f, out.bytes(), s));
+  SDPA_CHECK_CUDA(launch_fill_float(scalars.as<float>(), 1, 0.f, s));
+  SDPA_CHECK_CUDA(launch_fill_float(scalars.as<float>() + 1, 1, -1.f, s));
   SDPA_CHECK_CUDA(launch_fill_bool(in.as<bool>(), n, true, s));
-  SDPA_CHECK_CUDA(launch_where_scalar_float(in.as<bool>(), out.as<float>(), m, zero.as<float>(), -1.f, s));
+  SDPA_CHECK_CUDA(launch_where_scalar_float(in.as<bool>(), out.as<float>(), m, scalars.as<float>(),
+                                            scalars.as<float>() + 1, s));
   SDPA_CHECK_CUDA(cudaStreamSynchronize(s));
   EXPECT_EQ(first_other<uint8_t>(copy_to_host<uint8_t>(in, n), 1), -1);
   EXPECT_EQ(first_other<float>(copy_to_host<float>(out, m), 0.f), -1);
+}
+
+// 2^29 + 5 floats (two pieces): isneginf marks -inf alone, in both pieces, and not +inf or NaN.
+TEST(ElementwisePieces, IsNegInfPastInt32MarksOnlyMinusInfinity) {
+  const int64_t n = (int64_t{1} << 29) + 5;
+  ASSERT_EQ(int32_pieces(n, sizeof(float)).size(), 2u);
+  const auto bytes = static_cast<std::size_t>(n) * (sizeof(float) + 1);
+  SDPA_REQUIRE_DEVICE_BYTES(bytes);
+  DeviceBuffer in(static_cast<std::size_t>(n) * sizeof(float)), out(static_cast<std::size_t>(n));
+  SDPA_CHECK_CUDA(cudaMemset(in.get(), 0, in.bytes()));
+  SDPA_CHECK_CUDA(cudaMemset(out.get(), 1, out.bytes()));
+  const int64_t minus_inf[] = {0, (int64_t{1} << 28) + 3, n - 1};
+  const float inf = INFINITY, minus = -INFINITY, nan = NAN;
+  for (int64_t i : minus_inf)
+    SDPA_CHECK_CUDA(cudaMemcpy(in.as<float>() + i, &minus, sizeof(float), cudaMemcpyHostToDevice));
+  SDPA_CHECK_CUDA(cudaMemcpy(in.as<float>() + 1, &inf, sizeof(float), cudaMemcpyHostToDevice));
+  SDPA_CHECK_CUDA(cudaMemcpy(in.as<float>() + 2, &nan, sizeof(float), cudaMemcpyHostToDevice));
+  SDPA_CHECK_CUDA(launch_isneginf_float(in.as<float>(), out.as<bool>(), n, nullptr));
+  SDPA_CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<uint8_t> marks = copy_to_host<uint8_t>(out, n);
+  for (int64_t i : minus_inf) {
+    EXPECT_EQ(marks[static_cast<std::size_t>(i)], 1) << "at " << i;
+    marks[static_cast<std::size_t>(i)] = 0;
+  }
+  EXPECT_EQ(first_other<uint8_t>(marks, 0), -1);
 }
 
 struct MaskedFillCase {

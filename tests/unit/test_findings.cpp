@@ -71,7 +71,7 @@ TEST(Findings, MathPathSimtGemmMaskAndSafeSoftmax) {
                kernel("where_scalar_kernel", KernelCategory::elementwise, 5),
                kernel("sm90_xmma_gemm_f32f32_f32f32_f32_nn_n", KernelCategory::simt_gemm, 800),
                kernel("softmax_rows_in_registers_kernel<float, 4>", KernelCategory::softmax, 100),
-               kernel("equal_kernel", KernelCategory::elementwise, 50),
+               kernel("isneginf_kernel", KernelCategory::elementwise, 50),
                kernel("all_rows_kernel", KernelCategory::reduction, 50),
                kernel("where_rows_kernel", KernelCategory::elementwise, 50)};
   const std::vector<Finding> f = profile_findings(with_forward(p));
