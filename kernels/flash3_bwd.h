@@ -1,8 +1,9 @@
-// The flash3 backward (FlashAttention-3 design, sm_90a): three kernels. A preprocess writes
-// delta = rowsum(dO * O) and a copy of the forward's LSE, both padded to whole 64-row boxes of a
-// head (TMA reads them), and zeroes the fp32 dQ accumulator; the main kernel (one CTA per block of
-// 128 keys of a KV head: a TMA producer warpgroup, two wgmma consumer warpgroups) writes dK and
-// dV and adds dS K into the accumulator with atomics; flash's dQ convert kernel ends it.
+// The flash3 backward (FlashAttention-3 design, sm_90a): three kernels. A row pass
+// (backward_rows.h, shared with flash) writes delta = rowsum(dO * O) and a copy of the forward's
+// LSE, both padded to whole 64-row boxes of a head (TMA reads them), and zeroes the fp32 dQ
+// accumulator; the main kernel (one CTA per block of 128 keys of a KV head: a TMA producer
+// warpgroup, two wgmma consumer warpgroups) writes dK and dV and adds dS K into the accumulator
+// by TMA reduce-adds from shared memory; the shared dQ conversion ends it.
 // Declared only in builds whose architectures include sm_90a (SDPA_HAVE_FLASH3).
 #pragma once
 
@@ -19,7 +20,7 @@ cudaError_t launch_flash3_backward(const FusedBackward& b);
 
 namespace flash3 {
 
-// Where the preprocess left the rows' statistics: [B * Hq, stat_rows] each, rows past seq_q
+// Where the row pass left the rows' statistics: [B * Hq, stat_rows] each, rows past seq_q
 // holding LSE = +inf (P = 0) and delta = 0; and the dQ accumulator, [B, Hq, Sq, D].
 struct Flash3BwdRows {
   const float* lse;

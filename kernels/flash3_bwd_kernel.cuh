@@ -156,7 +156,7 @@ struct Flash3BwdConsumer {
   }
 
   // Keys past the end and (causal) keys after the query get P = 0; rows past seq_q have
-  // LSE = +inf from the preprocess, so their P is 0 too.
+  // LSE = +inf from the row pass, so their P is 0 too.
   __device__ __forceinline__ void probabilities(float (&acc)[kSAcc], int s, int m0) const {
     const bool needs_mask =
         key0 + Traits::kWGKeys > seq_kv || (kCausal && key0 + Traits::kWGKeys - 1 > m0);

@@ -1,6 +1,6 @@
 // The flash backward (FlashAttention-2 design, sm_80+; docs/kernel-notes.md has each version's figures):
-// three kernels, as FA2's. A preprocess computes delta = rowsum(dO * O) and zeroes the fp32 dQ
-// accumulator; the main kernel (one CTA per key block of a KV head) writes dK and dV and adds
+// three kernels, as FA2's. A row pass computes delta = rowsum(dO * O) and zeroes the fp32 dQ
+// accumulator (backward_rows.h); the main kernel (one CTA per key block of a KV head) writes dK and dV and adds
 // dS K into the accumulator; a last kernel writes dQ = scale * accumulator in the dtype.
 #pragma once
 
@@ -14,10 +14,6 @@ namespace sdpa {
 cudaError_t launch_flash_backward(const FusedBackward& b);
 // The main kernel's dynamic shared memory at a head dim it is built for (else 0).
 int flash_backward_smem_bytes(int64_t head_dim);
-
-// The last kernel alone: dQ = scale * dq_accum ([B, Hq, Sq, D] fp32) in b's dtype, into b.dq.
-// flash3's backward accumulates dQ in the same layout and ends with it too.
-cudaError_t launch_flash_backward_convert_dq(const FusedBackward& b, const float* dq_accum);
 
 namespace flash {
 // Defined in flash_bwd_kernel.cuh, instantiated by one translation unit per head dimension.
