@@ -4,6 +4,7 @@
 // holds under 5 GiB of device memory, and as much on the host for the check of every element.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -75,7 +76,7 @@ TEST(ElementwisePieces, IsNegInfPastInt32MarksOnlyMinusInfinity) {
   SDPA_CHECK_CUDA(cudaMemset(in.get(), 0, in.bytes()));
   SDPA_CHECK_CUDA(cudaMemset(out.get(), 1, out.bytes()));
   const int64_t minus_inf[] = {0, (int64_t{1} << 28) + 3, n - 1};
-  const float inf = INFINITY, minus = -INFINITY, nan = NAN;
+  const float inf = INFINITY, minus = -INFINITY, nan = std::nanf("");
   for (int64_t i : minus_inf)
     SDPA_CHECK_CUDA(cudaMemcpy(in.as<float>() + i, &minus, sizeof(float), cudaMemcpyHostToDevice));
   SDPA_CHECK_CUDA(cudaMemcpy(in.as<float>() + 1, &inf, sizeof(float), cudaMemcpyHostToDevice));
