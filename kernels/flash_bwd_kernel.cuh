@@ -79,15 +79,17 @@ struct FlashBwdTraits {
   static_assert(kSmemBytes <= 163 * 1024, "over sm_80's per-block shared memory");
 };
 
-// kBlockN 128 at both head dims: half the dQ atomics and Q/dO re-reads of 64 keys, and 64-query
-// steps. D128 holds P as 16-bit values once made so that it fits 255 registers beside its 128
-// floats of dK and dV; its earlier 32-query steps were 1.13x slower on the H100
-// (docs/kernel-notes.md, "flash backward D128 at 64 queries").
+// kBlockN 128 at both head dims: half the dQ atomics and Q/dO re-reads of 64 keys. P is held
+// as 16-bit values once made, so that the tall steps fit 255 registers beside dK and dV: 128
+// queries at D64 (FA2's 128 x 128; 64-query steps were 3.8% slower non-causal, 0.7% causal), 64
+// at D128 (its earlier 32-query steps were 1.13x slower). All on the H100 (docs/kernel-notes.md).
+// D64's 162 KB of shared memory leave sm_86-class GPUs out: the backward skips them with the
+// reason.
 template <int kHeadDim>
 struct FlashBwdConfig;
 template <>
 struct FlashBwdConfig<64> {
-  using Traits = FlashBwdTraits<64, 128, 64>;
+  using Traits = FlashBwdTraits<64, 128, 128, true>;
 };
 template <>
 struct FlashBwdConfig<128> {
@@ -238,7 +240,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
       for (int e = 0; e < 4; ++e) acc_dk[mt][nt][e] = acc_dv[mt][nt][e] = 0.f;
 
 #if __CUDA_ARCH__ >= 900
-  // float2 atomics need an 8-byte aligned accumulator; it follows B*Hq*Sq floats of delta.
+  // float2 atomics need an 8-byte aligned accumulator: the row pass's is (backward_rows.h).
   const bool dq_pairs = (reinterpret_cast<uintptr_t>(a.dq_accum) & 7) == 0;
 #endif
 
