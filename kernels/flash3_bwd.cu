@@ -12,13 +12,11 @@ cudaError_t launch_flash3_backward(const FusedBackward& b) {
   const int64_t stat_rows = padded_stat_rows(s);
   const int64_t padded_rows = s.batch * s.heads * stat_rows;
   // The workspace (fused_backward_workspace_floats): LSE and delta padded, then dQ's accumulator.
-  const BackwardRows pass{.lse = b.workspace,
+  const BackwardRows rows{.lse = b.workspace,
                           .delta = b.workspace + padded_rows,
                           .dq_accum = b.workspace + fused_backward_dq_offset(s),
                           .stat_rows = stat_rows};
-  const flash3::Flash3BwdRows rows{
-      .lse = pass.lse, .delta = pass.delta, .dq_accum = pass.dq_accum, .stat_rows = stat_rows};
-  if (const cudaError_t err = launch_backward_rows(b, pass); err != cudaSuccess) return err;
+  if (const cudaError_t err = launch_backward_rows(b, rows); err != cudaSuccess) return err;
   const cudaError_t main = dispatch_int(
       flash3::Flash3HeadDims{}, s.head_dim, cudaErrorInvalidValue,
       [&](auto d) { return flash3::launch_flash3_backward_main<decltype(d)::value>(b, rows); });

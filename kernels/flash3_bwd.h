@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "backward_rows.h"
 #include "fused_forward.h"
 
 namespace sdpa {
@@ -20,18 +21,9 @@ cudaError_t launch_flash3_backward(const FusedBackward& b);
 
 namespace flash3 {
 
-// Where the row pass left the rows' statistics: [B * Hq, stat_rows] each, rows past seq_q
-// holding LSE = +inf (P = 0) and delta = 0; and the dQ accumulator, [B, Hq, Sq, D].
-struct Flash3BwdRows {
-  const float* lse;
-  const float* delta;
-  float* dq_accum;
-  int64_t stat_rows;
-};
-
 // Defined in flash3_bwd_kernel.cuh, instantiated by one translation unit per head dimension.
 template <int kHeadDim>
-cudaError_t launch_flash3_backward_main(const FusedBackward& b, const Flash3BwdRows& rows);
+cudaError_t launch_flash3_backward_main(const FusedBackward& b, const BackwardRows& rows);
 
 }  // namespace flash3
 }  // namespace sdpa

@@ -3,4 +3,4 @@
 #include "flash3_bwd_kernel.cuh"
 
 template cudaError_t sdpa::flash3::launch_flash3_backward_main<64>(
-    const sdpa::FusedBackward&, const sdpa::flash3::Flash3BwdRows&);
+    const sdpa::FusedBackward&, const sdpa::BackwardRows&);

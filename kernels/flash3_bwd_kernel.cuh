@@ -391,7 +391,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
 // The main kernel for head dim kHeadDim on `b`'s dtype and causal flag: one CTA per block of
 // kBlockN keys of each (batch, KV head).
 template <int kHeadDim>
-cudaError_t launch_flash3_backward_main(const FusedBackward& b, const Flash3BwdRows& rows) {
+cudaError_t launch_flash3_backward_main(const FusedBackward& b, const BackwardRows& rows) {
   using Traits = typename Flash3BwdConfig<kHeadDim>::Traits;
   const AttentionShape& s = b.shape;
   const int64_t q_heads = s.batch * s.heads;

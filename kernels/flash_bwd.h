@@ -1,7 +1,8 @@
 // The flash backward (FlashAttention-2 design, sm_80+; docs/kernel-notes.md has each version's figures):
 // three kernels, as FA2's. A row pass computes delta = rowsum(dO * O) and zeroes the fp32 dQ
-// accumulator (backward_rows.h); the main kernel (one CTA per key block of a KV head) writes dK and dV and adds
-// dS K into the accumulator; a last kernel writes dQ = scale * accumulator in the dtype.
+// accumulator (backward_rows.h); the main kernel (one CTA per key block of a KV head) writes dK
+// and dV and adds dS K into the accumulator; a last kernel writes dQ = scale * accumulator in the
+// dtype.
 #pragma once
 
 #include <cuda_runtime_api.h>
