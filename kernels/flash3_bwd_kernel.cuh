@@ -10,7 +10,8 @@
 //     warpgroups take alternate steps; staged in shared memory and added into the fp32
 //     accumulator by TMA reduce-adds that a second warp of the producer warpgroup issues).
 // dK and dV sum the group's query heads in registers (no atomics) and are written once at the end,
-// dK scaled; dQ's accumulator is scaled and converted by a last kernel (flash3_bwd.cu).
+// dK scaled, through shared memory and TMA stores; dQ's accumulator is scaled and converted by a
+// last kernel (flash3_bwd.cu).
 #pragma once
 
 #include <cuda.h>
@@ -72,6 +73,8 @@ __device__ __forceinline__ void run_bwd_producer(
 // met on kDqEmptyBarrier + b. Id 1 is the consumers' dS^T barrier.
 constexpr int kDqFullBarrier = 2;
 constexpr int kDqEmptyBarrier = 4;
+// Each consumer warpgroup's own, once its dK and dV are staged for their TMA stores.
+constexpr int kKeyGradBarrier = 6;
 
 // A warp of the producer warpgroup: per step, once the step's writers filled the
 // staging tile, its lanes add one column block each into the fp32 accumulator, a 3-D map
@@ -250,6 +253,11 @@ struct Flash3BwdConsumer {
     named_barrier_arrive(kDqFullBarrier + buffer, Traits::kDqBarrierThreads);
   }
 
+  // dK's GEMM after dQ's, so that staging dQ overlaps it (wgmma.wait_group 1), or with dV's. On the
+  // H100 (docs/kernel-notes.md) after was 6% faster at D128 causal, 4% non-causal, 2% at D64
+  // causal, and 4.5% slower at D64 non-causal, where a warpgroup stages dQ every other step.
+  static constexpr bool kDkAfterDq = Traits::kDqChunks == Traits::kConsumerWGs || kCausal;
+
   // Step i (stage s): the warpgroup's part unless (causal) all its keys come after the step's
   // queries; then, once both warpgroups stored dS^T, its share of dQ. dS^T has two buffers by
   // step parity: a tile is rewritten two steps on, after the barrier of the step between, which
@@ -276,10 +284,10 @@ struct Flash3BwdConsumer {
       pack(acc_s, p_frag);
       pack(acc_dp, ds_frag);
       fence_registers(acc_dv);
-      fence_registers(acc_dk);
+      if constexpr (!kDkAfterDq) fence_registers(acc_dk);
       wgmma_fence();
       issue_key_grads(acc_dv, p_frag, smem.do_stage(s));
-      issue_key_grads(acc_dk, ds_frag, smem.q_stage(s));
+      if constexpr (!kDkAfterDq) issue_key_grads(acc_dk, ds_frag, smem.q_stage(s));
       wgmma_commit();
       store_ds(ds_frag, buffer);
       fence_async_shared();
@@ -294,7 +302,22 @@ struct Flash3BwdConsumer {
       else
         issue_dq<1>(acc_dq, chunk, buffer);
     }
-    wgmma_wait<0>();  // dV and dK too: they are done with dO and Q, and the stage goes back
+    if constexpr (kDkAfterDq) {
+      if (live) {
+        fence_registers(acc_dk);
+        wgmma_fence();
+        issue_key_grads(acc_dk, ds_frag, smem.q_stage(s));
+        wgmma_commit();
+        wgmma_wait<1>();  // dV and dQ; dK runs on while dQ is staged
+      } else {
+        wgmma_wait<0>();
+      }
+      if (mine) {
+        fence_registers(acc_dq);
+        stage_dq(acc_dq, chunk, i, i % Traits::kDqBuffers);
+      }
+    }
+    wgmma_wait<0>();  // dV and dK: they are done with dO and Q, and the stage goes back
     if (live) {
       fence_registers(acc_dv);
       fence_registers(acc_dk);
@@ -302,42 +325,59 @@ struct Flash3BwdConsumer {
       fence_registers(ds_frag);
     }
     mbarrier_arrive(smem.empty(s));
-    if (mine) {
-      fence_registers(acc_dq);
-      stage_dq(acc_dq, chunk, i, i % Traits::kDqBuffers);
+    if constexpr (!kDkAfterDq) {
+      if (mine) {
+        fence_registers(acc_dq);
+        stage_dq(acc_dq, chunk, i, i % Traits::kDqBuffers);
+      }
     }
   }
 
-  // dK (scaled: dS was not) and dV of the warpgroup's keys; keys past seq_kv are not written.
+  // dK (scaled: dS was not) and dV of the warpgroup's keys, staged as 16-bit values in the
+  // swizzled layout of the dK and dV maps and written by one TMA store per column block: 4-byte
+  // global stores from the fragments, 64 a thread at D128, held the SM at the end of every CTA.
+  // The staging reuses the stages of Q and dO, which both warpgroups are done with once they
+  // have met past their last step. Keys past seq_kv fall outside the maps and are not written.
   __device__ __forceinline__ void store_key_grads(const float (&acc_dk)[kDAcc],
-                                                  const float (&acc_dv)[kDAcc], int64_t bh_kv,
-                                                  float scale, T* dk, T* dv) const {
+                                                  const float (&acc_dv)[kDAcc], int tw, int bh_kv,
+                                                  float scale, const CUtensorMap* map_dk,
+                                                  const CUtensorMap* map_dv) const {
+    const uint32_t dk_tile = smem.key_grads(0, cw);
+    const uint32_t dv_tile = smem.key_grads(1, cw);
+    named_barrier_sync(kDsBarrier, Traits::kConsumerWGs * 128);
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int n = key0 + warp * 16 + g + 8 * half;
-      if (n >= seq_kv) continue;
-      const int64_t offset = (bh_kv * seq_kv + n) * D + 2 * t;
+    for (int j = 0; j < kDAcc / 4; ++j)
 #pragma unroll
-      for (int j = 0; j < kDAcc / 4; ++j) {
-        *reinterpret_cast<uint32_t*>(dk + offset + 8 * j) =
-            sm80::pack2<T>(acc_dk[4 * j + 2 * half] * scale, acc_dk[4 * j + 2 * half + 1] * scale);
-        *reinterpret_cast<uint32_t*>(dv + offset + 8 * j) =
-            sm80::pack2<T>(acc_dv[4 * j + 2 * half], acc_dv[4 * j + 2 * half + 1]);
+      for (int half = 0; half < 2; ++half) {
+        const int row = warp * 16 + g + 8 * half;  // row % 8 == g
+        const uint32_t offset =
+            (j / 8) * Traits::kKeyGradColBytes + row * kRowBytes + (((j % 8) ^ g) * 16) + t * 4;
+        store_shared_u32(dk_tile + offset, sm80::pack2<T>(acc_dk[4 * j + 2 * half] * scale,
+                                                          acc_dk[4 * j + 2 * half + 1] * scale));
+        store_shared_u32(dv_tile + offset,
+                         sm80::pack2<T>(acc_dv[4 * j + 2 * half], acc_dv[4 * j + 2 * half + 1]));
       }
+    fence_async_shared();
+    named_barrier_sync(kKeyGradBarrier + cw, 128);
+    if (tw == 0 && key0 < seq_kv) {
+#pragma unroll
+      for (int c = 0; c < Traits::kColBlocks; ++c) {
+        tma_store_3d(map_dk, dk_tile + c * Traits::kKeyGradColBytes, c * 64, key0, bh_kv);
+        tma_store_3d(map_dv, dv_tile + c * Traits::kKeyGradColBytes, c * 64, key0, bh_kv);
+      }
+      tma_store_commit();
+      tma_store_wait_read();  // the CTA's shared memory must outlive the stores' reads
     }
   }
 };
 
 template <typename Traits, typename T, bool kCausal>
-__global__ void __launch_bounds__(Traits::kNThreads, 1)
-    flash3_bwd_kernel(const __grid_constant__ CUtensorMap map_q,
-                      const __grid_constant__ CUtensorMap map_k,
-                      const __grid_constant__ CUtensorMap map_v,
-                      const __grid_constant__ CUtensorMap map_do,
-                      const __grid_constant__ CUtensorMap map_lse,
-                      const __grid_constant__ CUtensorMap map_delta,
-                      const __grid_constant__ CUtensorMap map_dq, const AttentionShape p,
-                      T* const dk, T* const dv) {
+__global__ void __launch_bounds__(Traits::kNThreads, 1) flash3_bwd_kernel(
+    const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
+    const __grid_constant__ CUtensorMap map_v, const __grid_constant__ CUtensorMap map_do,
+    const __grid_constant__ CUtensorMap map_lse, const __grid_constant__ CUtensorMap map_delta,
+    const __grid_constant__ CUtensorMap map_dq, const __grid_constant__ CUtensorMap map_dk,
+    const __grid_constant__ CUtensorMap map_dv, const AttentionShape p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Smem = Flash3BwdSmem<Traits>;
   using Consumer = Flash3BwdConsumer<Traits, T, kCausal>;
@@ -381,7 +421,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1)
     mbarrier_wait(smem.full(s), Smem::parity(i));
     consumer.step(i, s, m0, acc_dk, acc_dv);
   }
-  consumer.store_key_grads(acc_dk, acc_dv, block.bh_kv, p.scale, dk, dv);
+  consumer.store_key_grads(acc_dk, acc_dv, tw, block.bh_kv, p.scale, &map_dk, &map_dv);
 #else
   __trap();  // built for sm_90a only (kernels/CMakeLists.txt); the backend never launches it
              // elsewhere
@@ -407,6 +447,8 @@ cudaError_t launch_flash3_backward_main(const FusedBackward& b, const BackwardRo
   CUtensorMap map_lse;
   CUtensorMap map_delta;
   CUtensorMap map_dq;
+  CUtensorMap map_dk;
+  CUtensorMap map_dv;
   for (const cudaError_t e :
        {encode_head_major_map(map_q, b.q, b.dtype, q_heads, s.seq_q, kHeadDim, Traits::kBlockM),
         encode_head_major_map(map_do, b.d_out, b.dtype, q_heads, s.seq_q, kHeadDim,
@@ -415,8 +457,11 @@ cudaError_t launch_flash3_backward_main(const FusedBackward& b, const BackwardRo
         encode_head_major_map(map_v, b.v, b.dtype, kv_heads, s.seq_kv, kHeadDim, Traits::kBlockN),
         encode_row_stats_map(map_lse, rows.lse, q_heads, rows.stat_rows, Traits::kBlockM),
         encode_row_stats_map(map_delta, rows.delta, q_heads, rows.stat_rows, Traits::kBlockM),
-        encode_fp32_rows_map(map_dq, rows.dq_accum, q_heads, s.seq_q, kHeadDim,
-                             Traits::kDqBoxCols, Traits::kBlockM)})
+        encode_fp32_rows_map(map_dq, rows.dq_accum, q_heads, s.seq_q, kHeadDim, Traits::kDqBoxCols,
+                             Traits::kBlockM),
+        encode_head_major_map(map_dk, b.dk, b.dtype, kv_heads, s.seq_kv, kHeadDim, Traits::kWGKeys),
+        encode_head_major_map(map_dv, b.dv, b.dtype, kv_heads, s.seq_kv, kHeadDim,
+                              Traits::kWGKeys)})
     if (e != cudaSuccess) return e;
   return dispatch_dtype(b.dtype, [&](auto type) {
     using T = typename decltype(type)::type;
@@ -427,8 +472,7 @@ cudaError_t launch_flash3_backward_main(const FusedBackward& b, const BackwardRo
     const dim3 grid(static_cast<unsigned>(key_blocks), static_cast<unsigned>(s.kv_heads),
                     static_cast<unsigned>(s.batch));
     (s.causal ? causal : full)<<<grid, Traits::kNThreads, Traits::kSmemBytes, b.stream>>>(
-        map_q, map_k, map_v, map_do, map_lse, map_delta, map_dq, s, static_cast<T*>(b.dk),
-        static_cast<T*>(b.dv));
+        map_q, map_k, map_v, map_do, map_lse, map_delta, map_dq, map_dk, map_dv, s);
     return cudaGetLastError();
   });
 }

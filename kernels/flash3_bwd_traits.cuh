@@ -59,6 +59,10 @@ struct Flash3BwdTraits {
   static constexpr int kDqTileBytes = kDqColBlocks * kDqColBlockBytes;
   static constexpr int kDqWriters = (kDqChunks == kConsumerWGs ? kConsumerWGs : 1) * 128;
   static constexpr int kDqBarrierThreads = kDqWriters + 32;
+  // dK and dV of a warpgroup's keys as 16-bit values, staged for their TMA stores in the stages of
+  // Q and dO (free by then): a column block of 64 rows of 128 bytes.
+  static constexpr int kKeyGradColBytes = kWGKeys * 128;
+  static constexpr int kKeyGradBytes = kColBlocks * kKeyGradColBytes;
   // K/V's barrier, then full and empty for each stage.
   static constexpr int kBarrierBytes = 8 * (1 + 2 * kStages);
   // 1024 bytes of slack: the swizzle atoms must start 1024-aligned. dS^T (both warpgroups'
@@ -76,6 +80,8 @@ struct Flash3BwdTraits {
   static_assert(kDqColBlocks <= 32,
                 "one column block of the dQ tile per lane of the reducing warp");
   static_assert(kSmemBytes <= 227 * 1024, "over the per-block shared-memory limit");
+  static_assert(2 * kConsumerWGs * kKeyGradBytes <= 2 * kStages * kQBytes,
+                "dK and dV are staged in the stages of Q and dO");
 };
 
 // D64: three stages of Q, dO and the rows and two dQ staging tiles (16 KB each); the CTA is alone
@@ -122,6 +128,10 @@ struct Flash3BwdSmem {
   // Column block cb of dQ staging tile `buffer`: 64 rows of 8 fp32 columns, 32 bytes a row.
   __device__ __forceinline__ uint32_t dq_block(int buffer, int cb) const {
     return dq + buffer * Traits::kDqTileBytes + cb * Traits::kDqColBlockBytes;
+  }
+  // Consumer warpgroup cw's staged dK (which 0) or dV (1), over the stages of Q and dO.
+  __device__ __forceinline__ uint32_t key_grads(int which, int cw) const {
+    return q + (which * Traits::kConsumerWGs + cw) * Traits::kKeyGradBytes;
   }
   __device__ __forceinline__ uint32_t lse(int s) const {
     return stats + s * 2 * Traits::kStatBytes;
