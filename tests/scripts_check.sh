@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Offline checks of the helper files: plot.py draws from the committed results, ab_table.py
 # sets two of them side by side, backward_table.py reads the backward result and its targets, the
-# CI workflow example is valid YAML with the steps a user relies on.
+# CI workflow example is valid YAML with the steps a user relies on, sass_mix.py reads ncu's
+# per-instruction page.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mktemp -d)
@@ -16,6 +17,18 @@ grep -q "S4096 D64 causal *flash3 " "$out/ab.txt"
 /usr/bin/python3 "$root/scripts/decode_table.py" "$root/tests/data/recorded-h200-hopper-preset-stage7-run1.json" >"$out/decode.txt"
 grep -q "^flash3 .* B8 H16/16 Sq4096 Skv4096 D128 .* ok$" "$out/decode.txt"
 grep -q "^target flash3 <= cudnn: [0-9]* of [1-9][0-9]* shapes hold" "$out/decode.txt"
+# sass_mix.py: a recorded excerpt of ncu's per-instruction page (flash's backward on the H100) by
+# opcode and by stall reason; a file without that table is refused by name.
+sass="$root/tests/data/ncu-sass-h100-flash-bwd-excerpt.csv"
+/usr/bin/python3 "$root/scripts/gpu/sass_mix.py" "$sass" >"$out/sass.txt"
+grep -Eq "^HMMA +38\.9M +67\.0$" "$out/sass.txt"
+grep -Eq "^total +130\.1M" "$out/sass.txt"
+/usr/bin/python3 "$root/scripts/gpu/sass_mix.py" --stalls "$sass" >"$out/stalls.txt"
+grep -q "^== short_sb: 33.8% of samples$" "$out/stalls.txt"
+if /usr/bin/python3 "$root/scripts/gpu/sass_mix.py" "$root/tests/data/bad_syntax.json" 2>"$out/sass-err.txt"; then
+  exit 1
+fi
+grep -q "no per-instruction table" "$out/sass-err.txt"
 # backward_table.py: the committed backward result and the targets read off it; then the same
 # with torch:cudnn failed, which a target must call not measured.
 /usr/bin/python3 "$root/scripts/backward_table.py" "$root/results/h100-backward.json" >"$out/backward.txt"

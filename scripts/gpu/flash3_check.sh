@@ -82,6 +82,7 @@ if [ "${PROFILE:-0}" = 1 ]; then
     echo "ncu $1: rc=$?"
     "$ncu" -i "$out/prof_$1.ncu-rep" --page details --print-details all >"$out/details_$1.txt" 2>&1
     "$ncu" -i "$out/prof_$1.ncu-rep" --page source --csv --print-source sass >"$out/sass_$1.csv" 2>&1
+    python3 scripts/gpu/sass_mix.py "$out/sass_$1.csv" --top 15 >"$out/mix_$1.txt" 2>&1
     grep -E "Pipe|Issue|Stall|Warp Cycles|Executed Ipc|Eligible|Active Warps|No Eligible" "$out/details_$1.txt" | head -30
   done
 fi
