@@ -214,7 +214,7 @@ struct Flash3BwdConsumer {
       for (int r = 0; r < 4; ++r) {
         const int row = warp * 16 + g + 8 * (r % 2);
         const int chunk = 2 * kq + r / 2;
-        store_shared_u32(tile + row * kRowBytes + ((chunk ^ g) * 16) + t * 4, a[kq][r]);
+        store_shared_u32(tile + swizzled_pair_offset(chunk, row, g, t, 0), a[kq][r]);
       }
   }
 
@@ -350,8 +350,7 @@ struct Flash3BwdConsumer {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int row = warp * 16 + g + 8 * half;  // row % 8 == g
-        const uint32_t offset =
-            (j / 8) * Traits::kKeyGradColBytes + row * kRowBytes + (((j % 8) ^ g) * 16) + t * 4;
+        const uint32_t offset = swizzled_pair_offset(j, row, g, t, Traits::kKeyGradColBytes);
         store_shared_u32(dk_tile + offset, sm80::pack2<T>(acc_dk[4 * j + 2 * half] * scale,
                                                           acc_dk[4 * j + 2 * half + 1] * scale));
         store_shared_u32(dv_tile + offset,

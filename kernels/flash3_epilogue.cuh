@@ -79,8 +79,7 @@ struct Flash3Epilogue {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int row = warp * 16 + g_o + half * 8;  // row % 8 == g
-        const uint32_t addr =
-            o_wg + (j / 8) * Rows::kQColBytes + row * 128 + (((j % 8) ^ g_o) * 16) + t_o * 4;
+        const uint32_t addr = o_wg + swizzled_pair_offset(j, row, g_o, t_o, Rows::kQColBytes);
         store_shared_u32(addr, pack2<T>(acc_o[4 * j + 2 * half] * inv[half],
                                         acc_o[4 * j + 2 * half + 1] * inv[half]));
       }

@@ -23,14 +23,6 @@ namespace sdpa::flash {
 
 using namespace sm80;
 
-// kBlockN keys per CTA, kBlockM queries per step, 8 warps. Each GEMM splits its output tile over
-// the warps its own way (warps along the first dimension × along the second):
-//   S, dP   kBlockM × kBlockN: 2 × 4
-//   dK, dV  kBlockN × D:       4 × 2 (FA2's 2D split: a warp holds kBlockN/4 keys × D/2)
-//   dQ      kBlockM × D:       a warp kDqRows queries (flash_bwd_dq_rows) by the columns left
-// Shared memory: K, V [kBlockN][D]; Q, dO [kBlockM][D] × 2 stages; P, dS [kBlockM][kBlockN];
-// LSE, delta [kBlockM] fp32 × 2 stages. 16-bit tiles are rows of 16-byte chunks swizzled
-// chunk ^ (row % 8), as the forward's.
 // A warp's queries of dQ: FA2's 32, on the H100 1.3-2.1% faster than 16 (fewer ldmatrix a
 // step); but 16 at D64 in sm_80-class code, where 32 spills at 255 registers.
 __host__ __device__ constexpr int flash_bwd_dq_rows(int head_dim) {
@@ -42,6 +34,14 @@ __host__ __device__ constexpr int flash_bwd_dq_rows(int head_dim) {
 #endif
 }
 
+// kBlockN keys per CTA, kBlockM queries per step, 8 warps. Each GEMM splits its output tile over
+// the warps its own way (warps along the first dimension × along the second):
+//   S, dP   kBlockM × kBlockN: 2 × 4
+//   dK, dV  kBlockN × D:       4 × 2 (FA2's 2D split: a warp holds kBlockN/4 keys × D/2)
+//   dQ      kBlockM × D:       a warp kDqRows queries (flash_bwd_dq_rows) by the columns left
+// Shared memory: K, V [kBlockN][D]; Q, dO [kBlockM][D] × 2 stages; P, dS [kBlockM][kBlockN];
+// LSE, delta [kBlockM] fp32 × 2 stages. 16-bit tiles are rows of 16-byte chunks swizzled
+// chunk ^ (row % 8), as the forward's.
 template <int kHeadDim_, int kBlockN_, int kBlockM_, bool kPackP_ = false>
 struct FlashBwdTraits {
   static constexpr int kHeadDim = kHeadDim_;

@@ -169,6 +169,14 @@ __device__ __forceinline__ void lower_registers() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
 }
 
+// Where accumulator columns 8j + 2t and + 1 of `row` (row % 8 == g) go, as two 16-bit values, in
+// a tile of 64-column blocks of `col_block_bytes`, 128-byte rows swizzled as TMA's 128-byte
+// swizzle lays them out: the 16-byte chunk j % 8 of a row sits at chunk (j % 8) ^ (row % 8).
+__device__ __forceinline__ uint32_t swizzled_pair_offset(int j, int row, int g, int t,
+                                                         int col_block_bytes) {
+  return (j / 8) * col_block_bytes + row * 128 + (((j % 8) ^ g) * 16) + t * 4;
+}
+
 // ---- wgmma.
 
 // A shared-memory matrix descriptor for a 128-byte-swizzled operand whose 1024-byte swizzle
