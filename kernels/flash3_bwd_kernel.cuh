@@ -51,10 +51,11 @@ __device__ __forceinline__ void run_bwd_producer(
     tma_load_3d(smem.v + c * Traits::kKVColBytes, map_v, smem.kv_full(), c * 64, block.n0,
                 block.bh_kv);
   }
-  for (int i = 0; i < block.steps; ++i) {
+  auto cursor = block.first_step();
+  for (int i = 0; i < block.steps; ++i, block.advance(cursor)) {
     const int s = Smem::stage(i);
-    const int m0 = block.m0(i);
-    const int bh_q = block.bh_q(i);
+    const int m0 = cursor.m0();
+    const int bh_q = cursor.bh_q;
     mbarrier_wait_idle(smem.empty(s), Smem::parity(i) ^ 1);
     mbarrier_arrive_expect_tx(smem.full(s), Traits::kStepBytes);
 #pragma unroll
@@ -85,12 +86,13 @@ __device__ __forceinline__ void run_bwd_dq_reducer(const Flash3BwdSmem<Traits>& 
                                                    const Flash3BwdBlock<Traits, kCausal>& block,
                                                    const CUtensorMap* map_dq, int lane) {
   constexpr int kBuffers = Traits::kDqBuffers;
-  for (int i = 0; i < block.steps; ++i) {
+  auto cursor = block.first_step();
+  for (int i = 0; i < block.steps; ++i, block.advance(cursor)) {
     const int buffer = i % kBuffers;
     named_barrier_sync(kDqFullBarrier + buffer, Traits::kDqBarrierThreads);
     if (lane < Traits::kDqColBlocks) {
-      tma_reduce_add_3d(map_dq, smem.dq_block(buffer, lane), lane * Traits::kDqBoxCols, block.m0(i),
-                        block.bh_q(i));
+      tma_reduce_add_3d(map_dq, smem.dq_block(buffer, lane), lane * Traits::kDqBoxCols, cursor.m0(),
+                        cursor.bh_q);
       tma_store_commit();
       tma_store_wait_read();
     }
@@ -414,11 +416,11 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash3_bwd_kernel(
 #pragma unroll
   for (int j = 0; j < Consumer::kDAcc; ++j) acc_dk[j] = acc_dv[j] = 0.f;
   mbarrier_wait(smem.kv_full(), 0);
-  for (int i = 0; i < block.steps; ++i) {
+  auto cursor = block.first_step();
+  for (int i = 0; i < block.steps; ++i, block.advance(cursor)) {
     const int s = Smem::stage(i);
-    const int m0 = block.m0(i);
     mbarrier_wait(smem.full(s), Smem::parity(i));
-    consumer.step(i, s, m0, acc_dk, acc_dv);
+    consumer.step(i, s, cursor.m0(), acc_dk, acc_dv);
   }
   consumer.store_key_grads(acc_dk, acc_dv, tw, block.bh_kv, p.scale, &map_dk, &map_dv);
 #else

@@ -219,9 +219,19 @@ struct Flash3BwdBlock {
     steps = group * per_head;
   }
 
-  __device__ __forceinline__ int bh_q(int i) const { return bh_q0 + i / per_head; }
-  __device__ __forceinline__ int m0(int i) const {
-    return (m_first + i % per_head) * Traits::kBlockM;
+  // A step's query head and first query row, advanced step by step: computing them from the
+  // step's index put an integer division on every step's path to its GEMMs.
+  struct QueryStep {
+    int bh_q;
+    int m_block;
+    __device__ __forceinline__ int m0() const { return m_block * Traits::kBlockM; }
+  };
+  __device__ __forceinline__ QueryStep first_step() const { return {bh_q0, m_first}; }
+  __device__ __forceinline__ void advance(QueryStep& step) const {
+    if (++step.m_block == m_first + per_head) {
+      step.m_block = m_first;
+      ++step.bh_q;
+    }
   }
 };
 
