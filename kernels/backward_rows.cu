@@ -14,8 +14,9 @@ using device::to_float;
 constexpr int kRowPassBlock = 256;
 
 // A row is kHeadDim / 8 adjacent lanes, each reading 8 elements (16 bytes) of dO and of O and
-// zeroing 8 floats of the accumulator; a warp takes 256 / kHeadDim rows. Every lane of a warp
-// reaches the shuffles, past the last row too, so that their full mask holds.
+// zeroing 8 floats of the accumulator (D floats a padded row, whatever order its user keeps); a
+// warp takes 256 / kHeadDim rows. Every lane of a warp reaches the shuffles, past the last row too,
+// so that their full mask holds.
 template <typename T, int kHeadDim>
 __global__ void __launch_bounds__(kRowPassBlock)
     backward_rows_kernel(const T* d_out, const T* o, const float* lse, BackwardRows out,
@@ -38,7 +39,9 @@ __global__ void __launch_bounds__(kRowPassBlock)
     const P v = *reinterpret_cast<const P*>(o + i);
 #pragma unroll
     for (int k = 0; k < P::size; ++k) acc += to_float(d.v[k]) * to_float(v.v[k]);
-    float4* zero = reinterpret_cast<float4*>(out.dq_accum + i);
+  }
+  if (row < padded_rows) {
+    float4* zero = reinterpret_cast<float4*>(out.dq_accum + row * kHeadDim + part * P::size);
     zero[0] = make_float4(0.f, 0.f, 0.f, 0.f);
     zero[1] = make_float4(0.f, 0.f, 0.f, 0.f);
   }

@@ -17,7 +17,8 @@ namespace sdpa {
 struct BackwardRows {
   float* lse;       // the forward's LSE copied into the padded rows; null: not copied
   float* delta;     // rowsum(dO * O)
-  float* dq_accum;  // [B, Hq, Sq, D] fp32, zeroed; 16-byte aligned
+  float* dq_accum;  // [B * Hq, stat_rows, D] fp32, zeroed; 16-byte aligned. flash keeps it in
+                    // this order (stat_rows = seq_q), flash3 as 64-row tiles (Flash3DqTile)
   int64_t stat_rows;
 };
 
@@ -31,7 +32,7 @@ inline int64_t fused_backward_dq_offset(const AttentionShape& s) {
 // zeroed. cudaErrorInvalidValue for a head dim other than 64 and 128.
 cudaError_t launch_backward_rows(const FusedBackward& b, const BackwardRows& rows);
 
-// dQ = scale * dq_accum in b's dtype, into b.dq.
+// dQ = scale * dq_accum in b's dtype, into b.dq: the accumulator [B, Hq, Sq, D], as flash keeps it.
 cudaError_t launch_backward_convert_dq(const FusedBackward& b, const float* dq_accum);
 
 }  // namespace sdpa

@@ -8,7 +8,7 @@
 //   dQ += dS K over the CTA's 128 keys   (both warpgroups' dS^T stored to shared memory and read
 //     MN-major as A, K read MN-major as B; at D128 each warpgroup takes 64 columns, at D64 the
 //     warpgroups take alternate steps; staged in shared memory and added into the fp32
-//     accumulator by TMA reduce-adds that a second warp of the producer warpgroup issues).
+//     accumulator by a bulk reduce-add that a second warp of the producer warpgroup issues).
 // dK and dV sum the group's query heads in registers (no atomics) and are written once at the end,
 // dK scaled, through shared memory and TMA stores; dQ's accumulator is scaled and converted by a
 // last kernel (flash3_bwd.cu).
@@ -77,22 +77,21 @@ constexpr int kDqEmptyBarrier = 4;
 // Each consumer warpgroup's own, once its dK and dV are staged for their TMA stores.
 constexpr int kKeyGradBarrier = 6;
 
-// A warp of the producer warpgroup: per step, once the step's writers filled the
-// staging tile, its lanes add one column block each into the fp32 accumulator, a 3-D map
-// {D, seq_q, B * Hq} read in boxes of 8 columns x 64 rows (rows past seq_q clipped by TMA), wait
-// until the tile has been read, and hand it back to the writers of step i + kDqBuffers.
+// A warp of the producer warpgroup: per step, once the step's writers filled the staging tile,
+// its first lane adds the tile into the step's tile of the fp32 accumulator (Flash3DqTile), waits
+// until the tile has been read, and the warp hands it back to the writers of step i + kDqBuffers.
 template <typename Traits, bool kCausal>
 __device__ __forceinline__ void run_bwd_dq_reducer(const Flash3BwdSmem<Traits>& smem,
                                                    const Flash3BwdBlock<Traits, kCausal>& block,
-                                                   const CUtensorMap* map_dq, int lane) {
+                                                   float* dq_accum, int lane) {
   constexpr int kBuffers = Traits::kDqBuffers;
   auto cursor = block.first_step();
   for (int i = 0; i < block.steps; ++i, block.advance(cursor)) {
     const int buffer = i % kBuffers;
     named_barrier_sync(kDqFullBarrier + buffer, Traits::kDqBarrierThreads);
-    if (lane < Traits::kDqColBlocks) {
-      tma_reduce_add_3d(map_dq, smem.dq_block(buffer, lane), lane * Traits::kDqBoxCols, cursor.m0(),
-                        cursor.bh_q);
+    if (lane == 0) {
+      bulk_reduce_add_f32(dq_accum + cursor.dq_tile(block.m_blocks), smem.dq_tile(buffer),
+                          Traits::kDqTileBytes);
       tma_store_commit();
       tma_store_wait_read();
     }
@@ -101,7 +100,7 @@ __device__ __forceinline__ void run_bwd_dq_reducer(const Flash3BwdSmem<Traits>& 
     if (i + kBuffers < block.steps)
       named_barrier_arrive(kDqEmptyBarrier + buffer, Traits::kDqBarrierThreads);
   }
-  if (lane < Traits::kDqColBlocks) tma_store_wait_all();
+  if (lane == 0) tma_store_wait_all();
 }
 
 // One consumer warpgroup: its 64 keys, their dK and dV, the GEMMs and the elementwise steps.
@@ -236,21 +235,17 @@ struct Flash3BwdConsumer {
     wgmma_commit();
   }
 
-  // The chunk into staging tile `buffer`: column 8j + 2t (+1) of the chunk is
-  // column block 8 chunk + j, byte 8t of the row; rows past seq_q are written too (TMA clips them).
-  // The tile is written again kDqBuffers steps on, once the reducing warp has read it.
+  // The chunk into staging tile `buffer`, in the order the accumulator keeps (Flash3DqTile). The
+  // tile is written again kDqBuffers steps on, once the reducing warp has read it.
   __device__ __forceinline__ void stage_dq(const float (&acc)[kSAcc], int chunk, int i,
                                            int buffer) const {
     if (i >= Traits::kDqBuffers)
       named_barrier_sync(kDqEmptyBarrier + buffer, Traits::kDqBarrierThreads);
+    const int tw = warp * 32 + g * 4 + t;
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = warp * 16 + g + 8 * half;
-#pragma unroll
-      for (int j = 0; j < kSAcc / 4; ++j)
-        store_shared_f32x2(smem.dq_block(buffer, chunk * 8 + j) + row * 32 + t * 8,
-                           acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
-    }
+    for (int j = 0; j < kSAcc / 4; ++j)
+      store_shared_f32x4(smem.dq_tile(buffer) + Flash3DqTile<D>::piece_bytes(chunk, j, tw),
+                         acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
     fence_async_shared();
     named_barrier_arrive(kDqFullBarrier + buffer, Traits::kDqBarrierThreads);
   }
@@ -377,8 +372,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash3_bwd_kernel(
     const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
     const __grid_constant__ CUtensorMap map_v, const __grid_constant__ CUtensorMap map_do,
     const __grid_constant__ CUtensorMap map_lse, const __grid_constant__ CUtensorMap map_delta,
-    const __grid_constant__ CUtensorMap map_dq, const __grid_constant__ CUtensorMap map_dk,
-    const __grid_constant__ CUtensorMap map_dv, const AttentionShape p) {
+    const __grid_constant__ CUtensorMap map_dk, const __grid_constant__ CUtensorMap map_dv,
+    float* dq_accum, const AttentionShape p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Smem = Flash3BwdSmem<Traits>;
   using Consumer = Flash3BwdConsumer<Traits, T, kCausal>;
@@ -394,7 +389,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash3_bwd_kernel(
     lower_registers<Traits::kProducerRegs>();
     if (tid == 0)
       run_bwd_producer(smem, block, &map_q, &map_k, &map_v, &map_do, &map_lse, &map_delta);
-    if (tid / 32 == 1) run_bwd_dq_reducer(smem, block, &map_dq, tid % 32);
+    if (tid / 32 == 1) run_bwd_dq_reducer(smem, block, dq_accum, tid % 32);
     return;
   }
 
@@ -447,7 +442,6 @@ cudaError_t launch_flash3_backward_main(const FusedBackward& b, const BackwardRo
   CUtensorMap map_do;
   CUtensorMap map_lse;
   CUtensorMap map_delta;
-  CUtensorMap map_dq;
   CUtensorMap map_dk;
   CUtensorMap map_dv;
   for (const cudaError_t e :
@@ -458,8 +452,6 @@ cudaError_t launch_flash3_backward_main(const FusedBackward& b, const BackwardRo
         encode_head_major_map(map_v, b.v, b.dtype, kv_heads, s.seq_kv, kHeadDim, Traits::kBlockN),
         encode_row_stats_map(map_lse, rows.lse, q_heads, rows.stat_rows, Traits::kBlockM),
         encode_row_stats_map(map_delta, rows.delta, q_heads, rows.stat_rows, Traits::kBlockM),
-        encode_fp32_rows_map(map_dq, rows.dq_accum, q_heads, s.seq_q, kHeadDim, Traits::kDqBoxCols,
-                             Traits::kBlockM),
         encode_head_major_map(map_dk, b.dk, b.dtype, kv_heads, s.seq_kv, kHeadDim, Traits::kWGKeys),
         encode_head_major_map(map_dv, b.dv, b.dtype, kv_heads, s.seq_kv, kHeadDim,
                               Traits::kWGKeys)})
@@ -473,7 +465,7 @@ cudaError_t launch_flash3_backward_main(const FusedBackward& b, const BackwardRo
     const dim3 grid(static_cast<unsigned>(key_blocks), static_cast<unsigned>(s.kv_heads),
                     static_cast<unsigned>(s.batch));
     (s.causal ? causal : full)<<<grid, Traits::kNThreads, Traits::kSmemBytes, b.stream>>>(
-        map_q, map_k, map_v, map_do, map_lse, map_delta, map_dq, map_dk, map_dv, s);
+        map_q, map_k, map_v, map_do, map_lse, map_delta, map_dk, map_dv, rows.dq_accum, s);
     return cudaGetLastError();
   });
 }

@@ -20,11 +20,9 @@ namespace sdpa::flash3 {
 //
 // dQ's partial of a step goes into the fp32 accumulator as FA3 adds it (v4; v2's per-thread
 // float2 atomics were 1.04-1.19x slower, docs/kernel-notes.md): the writing warpgroups store it
-// to a staging tile in shared memory and a warp of the producer warpgroup adds the tile with TMA
-// reduce-adds (cp.reduce.async.bulk.tensor ... .add). The tile
-// is 64 rows x D fp32, kept as D/8 column blocks of 64 rows x 32 bytes (one TMA box each,
-// unswizzled): a warp's float2 stores of 4 rows x 4 column pairs then fill 128 contiguous bytes,
-// no bank conflict. How many tiles: Flash3BwdConfig.
+// to a staging tile in shared memory and a warp of the producer warpgroup adds the tile with one
+// bulk reduce-add (cp.reduce.async.bulk ... .add.f32) into the accumulator's tile of the same
+// layout (Flash3DqTile). How many tiles: Flash3BwdConfig.
 template <int kHeadDim_, int kStages_>
 struct Flash3BwdTraits {
   static constexpr int kHeadDim = kHeadDim_;
@@ -49,14 +47,10 @@ struct Flash3BwdTraits {
   // every step, at D64 the warpgroups take the one chunk of alternate steps.
   static constexpr int kDqChunks = kHeadDim / 64;
   // The staging tiles: two (a step's tile is written while the reducing warp still reads the one
-  // before), a column block's bytes (one TMA box of 8 fp32 columns x 64 rows), a tile's bytes; the
-  // threads that write a tile (both warpgroups at D128, the step's one at D64) and the reducing
-  // warp meet on named barriers.
+  // before), of 64 rows x D fp32; the threads that write a tile (both warpgroups at D128, the
+  // step's one at D64) and the reducing warp meet on named barriers.
   static constexpr int kDqBuffers = 2;
-  static constexpr int kDqBoxCols = 8;
-  static constexpr int kDqColBlocks = kHeadDim / kDqBoxCols;
-  static constexpr int kDqColBlockBytes = kBlockM * kDqBoxCols * 4;
-  static constexpr int kDqTileBytes = kDqColBlocks * kDqColBlockBytes;
+  static constexpr int kDqTileBytes = kBlockM * kHeadDim * 4;
   static constexpr int kDqWriters = (kDqChunks == kConsumerWGs ? kConsumerWGs : 1) * 128;
   static constexpr int kDqBarrierThreads = kDqWriters + 32;
   // dK and dV of a warpgroup's keys as 16-bit values, staged for their TMA stores in the stages of
@@ -77,8 +71,6 @@ struct Flash3BwdTraits {
   static_assert(kDqChunks == kConsumerWGs || kDqChunks == 1, "dQ's chunks shared out evenly");
   static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumerWGs <= 65536,
                 "the register file holds one CTA");
-  static_assert(kDqColBlocks <= 32,
-                "one column block of the dQ tile per lane of the reducing warp");
   static_assert(kSmemBytes <= 227 * 1024, "over the per-block shared-memory limit");
   static_assert(2 * kConsumerWGs * kKeyGradBytes <= 2 * kStages * kQBytes,
                 "dK and dV are staged in the stages of Q and dO");
@@ -125,9 +117,8 @@ struct Flash3BwdSmem {
   __device__ __forceinline__ uint32_t ds_buffer(int buffer) const {
     return ds + buffer * Traits::kConsumerWGs * Traits::kDsBytes;
   }
-  // Column block cb of dQ staging tile `buffer`: 64 rows of 8 fp32 columns, 32 bytes a row.
-  __device__ __forceinline__ uint32_t dq_block(int buffer, int cb) const {
-    return dq + buffer * Traits::kDqTileBytes + cb * Traits::kDqColBlockBytes;
+  __device__ __forceinline__ uint32_t dq_tile(int buffer) const {
+    return dq + buffer * Traits::kDqTileBytes;
   }
   // Consumer warpgroup cw's staged dK (which 0) or dV (1), over the stages of Q and dO.
   __device__ __forceinline__ uint32_t key_grads(int which, int cw) const {
@@ -156,6 +147,31 @@ struct Flash3BwdSmem {
       sm90::mbarrier_init(empty(s), Traits::kConsumerWGs * 128);
     }
     sm90::mbarrier_init_fence();
+  }
+};
+
+// A tile of dQ (64 query rows x kHeadDim fp32) in the order its writers hold it, in the staging
+// tiles and in the accumulator alike, so that each thread stores 16 bytes at a time with no bank
+// conflict and a tile is added by one bulk reduce-add: 64-column chunk c, accumulator quad j
+// (columns 8j..8j+7 of the chunk) and thread tw of the writing warpgroup make piece
+// (c * 8 + j) * 128 + tw of 16 bytes, the thread's accumulators 4j..4j+3 (wgmma's m64n64
+// layout): rows 16 (tw / 32) + (tw % 32) / 4 and 8 below, columns 64c + 8j + 2 (tw % 4) and + 1.
+// The accumulator is [B * Hq, query blocks] of these tiles (rows past seq_q included, padded).
+template <int kHeadDim>
+struct Flash3DqTile {
+  static constexpr int kPieces = 64 * kHeadDim / 4;
+  static constexpr int kFloats = 64 * kHeadDim;
+  __device__ __forceinline__ static uint32_t piece_bytes(int chunk, int j, int tw) {
+    return static_cast<uint32_t>(((chunk * 8 + j) * 128 + tw) * 16);
+  }
+  // A piece's first row and column in the tile: its values are (row, col), (row, col + 1),
+  // (row + 8, col), (row + 8, col + 1).
+  __device__ __forceinline__ static int row(int piece) {
+    const int tw = piece % 128;
+    return 16 * (tw / 32) + (tw % 32) / 4;
+  }
+  __device__ __forceinline__ static int col(int piece) {
+    return 64 * (piece / 1024) + 8 * (piece / 128 % 8) + 2 * (piece % 4);
   }
 };
 
@@ -204,19 +220,18 @@ struct Flash3BwdBlock {
   int bh_kv;
   int bh_q0;     // the group's first query head
   int m_first;   // a head's first query block
-  int per_head;  // steps per query head
+  int m_blocks;  // query blocks a head
   int steps;
 
   __device__ __forceinline__ explicit Flash3BwdBlock(const AttentionShape& p) {
     const int group = static_cast<int>(p.heads / p.kv_heads);
-    const int m_blocks = static_cast<int>((p.seq_q + Traits::kBlockM - 1) / Traits::kBlockM);
+    m_blocks = static_cast<int>((p.seq_q + Traits::kBlockM - 1) / Traits::kBlockM);
     const BwdBlockIndex b = bwd_block_index<kCausal>();
     n0 = b.n_block * Traits::kBlockN;
     bh_kv = static_cast<int>(b.batch * p.kv_heads + b.kv_head);
     bh_q0 = static_cast<int>(b.batch * p.heads + b.kv_head * group);
     m_first = kCausal ? min(n0 / Traits::kBlockM, m_blocks) : 0;
-    per_head = m_blocks - m_first;
-    steps = group * per_head;
+    steps = group * (m_blocks - m_first);
   }
 
   // A step's query head and first query row, advanced step by step: computing them from the
@@ -225,10 +240,15 @@ struct Flash3BwdBlock {
     int bh_q;
     int m_block;
     __device__ __forceinline__ int m0() const { return m_block * Traits::kBlockM; }
+    // The step's tile of the dQ accumulator (Flash3DqTile).
+    __device__ __forceinline__ int64_t dq_tile(int m_blocks) const {
+      return (static_cast<int64_t>(bh_q) * m_blocks + m_block) *
+             Flash3DqTile<Traits::kHeadDim>::kFloats;
+    }
   };
   __device__ __forceinline__ QueryStep first_step() const { return {bh_q0, m_first}; }
   __device__ __forceinline__ void advance(QueryStep& step) const {
-    if (++step.m_block == m_first + per_head) {
+    if (++step.m_block == m_blocks) {
       step.m_block = m_first;
       ++step.bh_q;
     }

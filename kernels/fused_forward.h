@@ -117,9 +117,9 @@ inline int64_t padded_stat_rows(const AttentionShape& s) {
 }
 
 // The most a fused backward needs: two floats a padded query row (flash: delta; flash3: LSE and
-// delta, padded) and the fp32 dQ accumulator (D a row).
+// delta, padded) and the fp32 dQ accumulator, D a padded row (flash3 adds whole 64-row tiles).
 inline int64_t fused_backward_workspace_floats(const AttentionShape& s) {
-  return s.batch * s.heads * (2 * padded_stat_rows(s) + s.seq_q * s.head_dim);
+  return s.batch * s.heads * padded_stat_rows(s) * (2 + s.head_dim);
 }
 
 struct FusedForwardKernel {

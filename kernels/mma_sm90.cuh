@@ -27,8 +27,11 @@ __device__ __forceinline__ uint32_t lane_id_here() {
 __device__ __forceinline__ void store_shared_u32(uint32_t addr, uint32_t value) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(value) : "memory");
 }
-__device__ __forceinline__ void store_shared_f32x2(uint32_t addr, float x, float y) {
-  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
+__device__ __forceinline__ void store_shared_f32x4(uint32_t addr, float x, float y, float z,
+                                                   float w) {
+  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(x), "f"(y), "f"(z),
+               "f"(w)
+               : "memory");
 }
 __device__ __forceinline__ float2 load_shared_f32x2(uint32_t addr) {
   float2 v;
@@ -123,14 +126,12 @@ __device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, uint32_t sr
       "r"(src), "r"(c0), "r"(c1), "r"(c2)
       : "memory");
 }
-// Adds the box into the fp32 tensor (the reduction happens in L2); elements outside the tensor
-// are skipped, as a store's. Completes through the bulk group, as a store.
-__device__ __forceinline__ void tma_reduce_add_3d(const CUtensorMap* map, uint32_t src, int c0,
-                                                  int c1, int c2) {
+// Adds `bytes` (a multiple of 16) of fp32 values from shared memory into global memory, element by
+// element (the reduction happens in L2). Completes through the bulk group, as a store.
+__device__ __forceinline__ void bulk_reduce_add_f32(float* dst, uint32_t src, uint32_t bytes) {
   asm volatile(
-      "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4}], "
-      "[%1];\n" ::"l"(reinterpret_cast<uint64_t>(map)),
-      "r"(src), "r"(c0), "r"(c1), "r"(c2)
+      "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n" ::"l"(dst),
+      "r"(src), "r"(bytes)
       : "memory");
 }
 __device__ __forceinline__ void tma_store_commit() {

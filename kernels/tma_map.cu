@@ -56,22 +56,4 @@ cudaError_t encode_row_stats_map(CUtensorMap& map, const float* base, int64_t he
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-cudaError_t encode_fp32_rows_map(CUtensorMap& map, float* base, int64_t heads, int64_t rows,
-                                 int head_dim, int box_cols, int box_rows) {
-  const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_tiled();
-  if (encode == nullptr) return cudaErrorNotSupported;
-  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(rows),
-                              static_cast<cuuint64_t>(heads)};
-  const cuuint64_t strides[2] = {head_dim * sizeof(float),
-                                 static_cast<cuuint64_t>(rows) * head_dim * sizeof(float)};
-  const cuuint32_t box[3] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows),
-                             1};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
-  const CUresult r =
-      encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, base, dims, strides, box, element_strides,
-             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-             CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
-}
-
 }  // namespace sdpa

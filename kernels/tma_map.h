@@ -25,11 +25,4 @@ cudaError_t encode_head_major_map(CUtensorMap& map, const void* base, DType dtyp
 cudaError_t encode_row_stats_map(CUtensorMap& map, const float* base, int64_t heads, int64_t rows,
                                  int box_rows);
 
-// A 3-D map {head_dim, rows, heads} over a contiguous [heads, rows, head_dim] fp32 tensor (the
-// backward's dQ accumulator), in unswizzled boxes of box_cols columns x box_rows rows of one head;
-// box_cols * 4 a multiple of 16. Reductions into it skip elements outside the tensor (rows past
-// `rows` of a head). cudaErrorInvalidValue when the driver refuses the map.
-cudaError_t encode_fp32_rows_map(CUtensorMap& map, float* base, int64_t heads, int64_t rows,
-                                 int head_dim, int box_cols, int box_rows);
-
 }  // namespace sdpa
