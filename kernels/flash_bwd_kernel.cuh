@@ -186,8 +186,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
     for (int pass = 0; pass < rows / Traits::kRowsPerPass; ++pass) {
       const int r = pass * Traits::kRowsPerPass;
       const bool valid = ld_row + r < valid_rows;
-      cp_async_16(s_tile + ld_smem + r * kRowBytes, valid ? g_tile + ld_gmem + r * D : g_tile,
-                  valid);
+      cp_async_16(s_tile + ld_smem + r * kRowBytes, g_tile + (valid ? ld_gmem + r * D : 0), valid);
     }
   };
   // A step's Q, dO, LSE and delta into `stage`; rows past Sq read as zeros (and are masked).
