@@ -160,7 +160,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
       ((static_cast<int64_t>(batch) * p.kv_heads + kv_head) * p.seq_kv + n0) * D;
 
   const int tid = static_cast<int>(threadIdx.x);
-  const int warp = tid / 32;
+  // Warp-uniform to the compiler: the warp's tile offsets below live in uniform registers.
+  const int warp = __shfl_sync(~0u, tid / 32, 0);
   const int lane = tid % 32;
   const int g = lane / 4;
   const int t = lane % 4;
@@ -215,10 +216,13 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
   // tiles). "b" addressing (row lane%8 + 8*(lane/16), half (lane/8)%2) reads (0-7, 0-7),
   // (0-7, 8-15), (8-15, 0-7), (8-15, 8-15): a B operand stored [n][k] (two n8 tiles), or with
   // .trans an A operand stored [k][m] (P and dS are [query][key], the transposes dV and dK need).
+  // Each address is a tile's (warp-uniform) base + a lane offset (swizzled_lane_offset) + an
+  // immediate. Where the k loop walks the pairs, the lane offsets are four per addressing and row
+  // width (pair j % 4); where a warp's own pairs are fixed, one per pair.
   const int a_row = (lane % 8) + 8 * ((lane / 8) % 2);
   const int b_row = (lane % 8) + 8 * (lane / 16);
-  const uint32_t a_phase = ((lane / 16) ^ (lane % 8)) * 16;
-  const uint32_t b_phase = (((lane / 8) % 2) ^ (lane % 8)) * 16;
+  const int a_hi = lane / 16;
+  const int b_hi = (lane / 8) % 2;
 
   const int sdp_m0 = (warp % Traits::kSdpWarpsM) * Traits::kSdpRows;
   const int sdp_n0 = (warp / Traits::kSdpWarpsM) * Traits::kSdpKeys;
@@ -227,20 +231,34 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
   const int dq_m0 = (warp % Traits::kDqWarpsM) * Traits::kDqRows;
   const int dq_d0 = (warp / Traits::kDqWarpsM) * Traits::kDqDims;
 
-  // S = Q K^T, dP = dO V^T: A = Q, dO rows (plain, a); B = K, V rows (plain, b).
-  const uint32_t q_a = (s_q + (sdp_m0 + a_row) * kRowBytes) | a_phase;
-  const uint32_t do_a = (s_do + (sdp_m0 + a_row) * kRowBytes) | a_phase;
-  const uint32_t k_b = (s_k + (sdp_n0 + b_row) * kRowBytes) | b_phase;
-  const uint32_t v_b = (s_v + (sdp_n0 + b_row) * kRowBytes) | b_phase;
+  // S = Q K^T, dP = dO V^T: A = Q, dO rows (plain, a); B = K, V rows (plain, b). dQ = dS K: A = dS
+  // rows (plain, a).
+  uint32_t a_pairs[4], b_pairs[4], a_score_pairs[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    a_pairs[j] = swizzled_lane_offset(a_row, a_hi, kRowBytes, j);
+    b_pairs[j] = swizzled_lane_offset(b_row, b_hi, kRowBytes, j);
+    a_score_pairs[j] = swizzled_lane_offset(a_row, a_hi, kScoreRowBytes, j);
+  }
   // dV += P^T dO, dK += dS^T Q: A = P^T, dS^T (P, dS read .trans, b); B = dO, Q (.trans, a);
-  // queries are the k dimension.
-  const uint32_t p_at = (s_p + b_row * kScoreRowBytes) | b_phase;
-  const uint32_t ds_at = (s_ds + b_row * kScoreRowBytes) | b_phase;
-  const uint32_t do_bt = (s_do + a_row * kRowBytes) | a_phase;
-  const uint32_t q_bt = (s_q + a_row * kRowBytes) | a_phase;
-  // dQ = dS K: A = dS rows (plain, a); B = K (.trans, a); keys are the k dimension.
-  const uint32_t ds_a = (s_ds + (dq_m0 + a_row) * kScoreRowBytes) | a_phase;
-  const uint32_t k_bt = (s_k + a_row * kRowBytes) | a_phase;
+  // queries are the k dimension. dQ = dS K: B = K (.trans, a); keys are the k dimension.
+  // When a warp's pairs of dO and Q are whole groups of four (D128), a_pairs serve and the warp's
+  // part is a uniform 128 bytes per group: four fewer registers.
+  constexpr bool kQtPairGroups = (kKvNTiles / 2) % 4 == 0;
+  const uint32_t q_t_warp = kQtPairGroups ? (kv_d0 / 64) * 128 : 0;
+  uint32_t score_t_pairs[kKvMTiles];
+  uint32_t q_t_pairs[kKvNTiles / 2];
+  uint32_t k_t_pairs[kDqNTiles / 2];
+#pragma unroll
+  for (int mt = 0; mt < kKvMTiles; ++mt)
+    score_t_pairs[mt] = swizzled_lane_offset(b_row, b_hi, kScoreRowBytes, kv_n0 / 16 + mt);
+#pragma unroll
+  for (int d16 = 0; d16 < kKvNTiles / 2; ++d16)
+    q_t_pairs[d16] = kQtPairGroups ? a_pairs[d16 % 4] + (d16 / 4) * 128
+                                   : swizzled_lane_offset(a_row, a_hi, kRowBytes, kv_d0 / 16 + d16);
+#pragma unroll
+  for (int d16 = 0; d16 < kDqNTiles / 2; ++d16)
+    k_t_pairs[d16] = swizzled_lane_offset(a_row, a_hi, kRowBytes, dq_d0 / 16 + d16);
 
   float acc_dk[kKvMTiles][kKvNTiles][4];
   float acc_dv[kKvMTiles][kKvNTiles][4];
@@ -268,25 +286,25 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
     cp_async_commit();
 
     // S and dP: kSdpRows queries by kSdpKeys keys per warp; S first, then dP, so one operand pair
-    // is live at a time. The k loops here and below unroll by 2 only: fully unrolled, their
-    // swizzled addresses are all hoisted out of the step loop and D128 spills.
-    auto sdp_gemm = [&](float(&acc)[kSdpMTiles][kSdpNTiles][4], uint32_t a_base, uint32_t b_base) {
+    // is live at a time. a_tile and b_tile: the warp's first row of Q or dO and of K or V.
+    auto sdp_gemm = [&](float(&acc)[kSdpMTiles][kSdpNTiles][4], uint32_t a_tile, uint32_t b_tile) {
 #pragma unroll
       for (int mt = 0; mt < kSdpMTiles; ++mt)
 #pragma unroll
         for (int nt = 0; nt < kSdpNTiles; ++nt)
 #pragma unroll
           for (int e = 0; e < 4; ++e) acc[mt][nt][e] = 0.f;
-#pragma unroll 2
+#pragma unroll
       for (int ks = 0; ks < D / 16; ++ks) {
+        const uint32_t k_offset = (ks / 4) * 128;
         uint32_t af[kSdpMTiles][4];
 #pragma unroll
         for (int mt = 0; mt < kSdpMTiles; ++mt)
-          ldmatrix_x4(af[mt], swizzled_pair(a_base, ks) + mt * 16 * kRowBytes);
+          ldmatrix_x4(af[mt], a_tile + a_pairs[ks % 4] + k_offset + mt * 16 * kRowBytes);
 #pragma unroll
         for (int n16 = 0; n16 < kSdpNTiles / 2; ++n16) {
           uint32_t bf[4];
-          ldmatrix_x4(bf, swizzled_pair(b_base, ks) + n16 * 16 * kRowBytes);
+          ldmatrix_x4(bf, b_tile + b_pairs[ks % 4] + k_offset + n16 * 16 * kRowBytes);
 #pragma unroll
           for (int mt = 0; mt < kSdpMTiles; ++mt) {
             mma_16816<T>(acc[mt][2 * n16], af[mt], bf[0], bf[1]);
@@ -327,7 +345,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
       uint32_t p16[kSdpMTiles][kSdpNTiles][2];
       {
         float acc_s[kSdpMTiles][kSdpNTiles][4];
-        sdp_gemm(acc_s, q_a + q_stage, k_b);
+        sdp_gemm(acc_s, s_q + q_stage + sdp_m0 * kRowBytes, s_k + sdp_n0 * kRowBytes);
 #pragma unroll
         for (int mt = 0; mt < kSdpMTiles; ++mt)
 #pragma unroll
@@ -345,7 +363,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
           }
       }
       float acc_dp[kSdpMTiles][kSdpNTiles][4];
-      sdp_gemm(acc_dp, do_a + q_stage, v_b);
+      sdp_gemm(acc_dp, s_do + q_stage + sdp_m0 * kRowBytes, s_v + sdp_n0 * kRowBytes);
 #pragma unroll
       for (int mt = 0; mt < kSdpMTiles; ++mt)
 #pragma unroll
@@ -362,8 +380,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
     } else {
       float acc_s[kSdpMTiles][kSdpNTiles][4];
       float acc_dp[kSdpMTiles][kSdpNTiles][4];
-      sdp_gemm(acc_s, q_a + q_stage, k_b);
-      sdp_gemm(acc_dp, do_a + q_stage, v_b);
+      sdp_gemm(acc_s, s_q + q_stage + sdp_m0 * kRowBytes, s_k + sdp_n0 * kRowBytes);
+      sdp_gemm(acc_dp, s_do + q_stage + sdp_m0 * kRowBytes, s_v + sdp_n0 * kRowBytes);
       // P and dS in place, in fp32.
 #pragma unroll
       for (int mt = 0; mt < kSdpMTiles; ++mt)
@@ -397,24 +415,23 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
     __syncthreads();  // P and dS complete
 
     // dV += P^T dO and dK += dS^T Q: kKvKeys keys by kKvDims columns per warp.
-#pragma unroll 2
+#pragma unroll
     for (int kk = 0; kk < kBlockM / 16; ++kk) {
       uint32_t pa[kKvMTiles][4];
       uint32_t dsa[kKvMTiles][4];
 #pragma unroll
       for (int mt = 0; mt < kKvMTiles; ++mt) {
-        ldmatrix_x4_trans(pa[mt], swizzled_pair(p_at, kv_n0 / 16 + mt) + kk * 16 * kScoreRowBytes);
-        ldmatrix_x4_trans(dsa[mt],
-                          swizzled_pair(ds_at, kv_n0 / 16 + mt) + kk * 16 * kScoreRowBytes);
+        const uint32_t offset = score_t_pairs[mt] + kk * 16 * kScoreRowBytes;
+        ldmatrix_x4_trans(pa[mt], s_p + offset);
+        ldmatrix_x4_trans(dsa[mt], s_ds + offset);
       }
 #pragma unroll
       for (int d16 = 0; d16 < kKvNTiles / 2; ++d16) {
+        const uint32_t offset = q_t_pairs[d16] + kk * 16 * kRowBytes;
         uint32_t dob[4];
         uint32_t qb[4];
-        ldmatrix_x4_trans(dob,
-                          swizzled_pair(do_bt + q_stage, kv_d0 / 16 + d16) + kk * 16 * kRowBytes);
-        ldmatrix_x4_trans(qb,
-                          swizzled_pair(q_bt + q_stage, kv_d0 / 16 + d16) + kk * 16 * kRowBytes);
+        ldmatrix_x4_trans(dob, (s_do + q_stage + q_t_warp) + offset);
+        ldmatrix_x4_trans(qb, (s_q + q_stage + q_t_warp) + offset);
 #pragma unroll
         for (int mt = 0; mt < kKvMTiles; ++mt) {
           mma_16816<T>(acc_dv[mt][2 * d16], pa[mt], dob[0], dob[1]);
@@ -433,16 +450,17 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
       for (int nt = 0; nt < kDqNTiles; ++nt)
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc_dq[mt][nt][e] = 0.f;
-#pragma unroll 2
+#pragma unroll
     for (int kk = 0; kk < kBlockN / 16; ++kk) {
       uint32_t dsf[kDqMTiles][4];
 #pragma unroll
       for (int mt = 0; mt < kDqMTiles; ++mt)
-        ldmatrix_x4(dsf[mt], swizzled_pair(ds_a, kk) + mt * 16 * kScoreRowBytes);
+        ldmatrix_x4(dsf[mt], s_ds + dq_m0 * kScoreRowBytes + a_score_pairs[kk % 4] +
+                                 (kk / 4) * 128 + mt * 16 * kScoreRowBytes);
 #pragma unroll
       for (int d16 = 0; d16 < kDqNTiles / 2; ++d16) {
         uint32_t kb[4];
-        ldmatrix_x4_trans(kb, swizzled_pair(k_bt, dq_d0 / 16 + d16) + kk * 16 * kRowBytes);
+        ldmatrix_x4_trans(kb, s_k + k_t_pairs[d16] + kk * 16 * kRowBytes);
 #pragma unroll
         for (int mt = 0; mt < kDqMTiles; ++mt) {
           mma_16816<T>(acc_dq[mt][2 * d16], dsf[mt], kb[0], kb[1]);

@@ -96,6 +96,13 @@ __device__ __forceinline__ float fast_exp2(float x) {
 __device__ __forceinline__ uint32_t swizzled_pair(uint32_t lane_base, int j) {
   return (lane_base ^ static_cast<uint32_t>((j % 4) * 32)) + static_cast<uint32_t>((j / 4) * 128);
 }
+// The same address as an offset from the tile's first row: lane row `row` (whose phase is row % 8)
+// reading chunk 2j + hi. For a compile-time j, pairs j % 4 are four offsets a lane can keep in
+// registers; the rest of j and of the row is an immediate added to them.
+__device__ __forceinline__ uint32_t swizzled_lane_offset(int row, int hi, int row_bytes, int j) {
+  return static_cast<uint32_t>(row * row_bytes + ((((j % 4) * 2 + hi) ^ (row % 8)) * 16) +
+                               (j / 4) * 128);
+}
 
 // Scores of keys at or past `key_end`, and when causal of keys after the query, set to -inf.
 // Element (mt, nt, e) of m16n8 accumulator tiles is key nt*8 + e%2 of row mt*16 + (e/2)*8, both
