@@ -10,10 +10,11 @@ namespace sdpa {
 namespace {
 
 // dQ = scale * the accumulator's tiles (Flash3DqTile) in the dtype, rows past seq_q left out. A
-// thread takes one 16-byte piece, read coalesced, and writes its two rows' column pairs.
+// thread takes one 16-byte piece, read coalesced, and writes its two rows' column pairs. Not named
+// flash*: the profile would count it as the fused kernel (categorize_kernel).
 template <typename T, int kHeadDim>
-__global__ void flash3_convert_dq_kernel(const float* dq_accum, T* dq, int64_t pieces, int m_blocks,
-                                         int seq_q, float scale) {
+__global__ void backward_convert_dq_tiles_kernel(const float* dq_accum, T* dq, int64_t pieces,
+                                                 int m_blocks, int seq_q, float scale) {
   using Tile = flash3::Flash3DqTile<kHeadDim>;
   for (int64_t i = device::global_thread_index(); i < pieces; i += device::grid_stride()) {
     const int64_t tile = i / Tile::kPieces;
@@ -36,7 +37,7 @@ cudaError_t launch_flash3_convert_dq(const FusedBackward& b, const BackwardRows&
     return dispatch_int(flash3::Flash3HeadDims{}, s.head_dim, cudaErrorInvalidValue, [&](auto d) {
       constexpr int kHeadDim = decltype(d)::value;
       const int64_t pieces = s.batch * s.heads * m_blocks * flash3::Flash3DqTile<kHeadDim>::kPieces;
-      flash3_convert_dq_kernel<T, kHeadDim>
+      backward_convert_dq_tiles_kernel<T, kHeadDim>
           <<<elementwise_grid(pieces), kElementwiseBlock, 0, b.stream>>>(
               rows.dq_accum, static_cast<T*>(b.dq), pieces, static_cast<int>(m_blocks),
               static_cast<int>(s.seq_q), s.scale);
