@@ -2,8 +2,9 @@
 // (backward_rows.h, shared with flash) writes delta = rowsum(dO * O) and a copy of the forward's
 // LSE, both padded to whole 64-row boxes of a head (TMA reads them), and zeroes the fp32 dQ
 // accumulator; the main kernel (one CTA per block of 128 keys of a KV head: a TMA producer
-// warpgroup, two wgmma consumer warpgroups) writes dK and dV and adds dS K into the accumulator
-// by TMA reduce-adds from shared memory; the shared dQ conversion ends it.
+// warpgroup, two wgmma consumer warpgroups) writes dK and dV and adds dS K into the accumulator,
+// a tile a step, by bulk reduce-adds from shared memory; a conversion of the accumulator's tile
+// order (Flash3DqTile) ends it.
 // Declared only in builds whose architectures include sm_90a (SDPA_HAVE_FLASH3).
 #pragma once
 

@@ -20,7 +20,7 @@ constexpr std::string_view kSummary =
     "packed into one tile; reads a paged K/V cache too); variants: decode, and the consumers' "
     "schedules (serial, overlap, pingpong), each also with a persistent grid (not causal: the "
     "last round's tiles split along the keys); backward: a CTA per 128 keys, TMA producer, two "
-    "wgmma consumers, dQ staged in shared memory and added by TMA reduce-adds";
+    "wgmma consumers, dQ staged in shared memory and added by a bulk reduce-add a step";
 
 #ifdef SDPA_HAVE_FLASH3
 // The schedules as variants (flash3:all), named as in kernels/flash3_fwd.h; without one, each
