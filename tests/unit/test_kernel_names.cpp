@@ -53,6 +53,27 @@ TEST(KernelNames, Categories) {
   EXPECT_EQ(categorize_kernel("mystery"), KernelCategory::other);
 }
 
+// The kernels around our fused backward's main kernel count outside it, as cuDNN's do: none of
+// their names may carry a fused-attention token (findings' fused-extra-kernels).
+TEST(KernelNames, FusedBackwardHelpersAreNotTheFusedKernel) {
+  EXPECT_EQ(
+      categorize_kernel(
+          "void sdpa::flash3::flash3_bwd_kernel<sdpa::flash3::Flash3BwdTraits<128, 2>, "
+          "__nv_bfloat16, true>(CUtensorMap_st, CUtensorMap_st, float*, sdpa::AttentionShape)"),
+      KernelCategory::fused_attention);
+  for (const char* helper :
+       {"void sdpa::(anonymous namespace)::backward_rows_kernel<__nv_bfloat16, 64>(__nv_bfloat16 "
+        "const*, "
+        "__nv_bfloat16 const*, float const*, sdpa::BackwardRows, long, int)",
+        "void sdpa::(anonymous namespace)::backward_convert_dq_kernel<__nv_bfloat16>(float const*, "
+        "__nv_bfloat16*, "
+        "long, float)",
+        "void sdpa::(anonymous namespace)::backward_convert_dq_tiles_kernel<__nv_bfloat16, "
+        "128>(float const*, "
+        "__nv_bfloat16*, long, int, int, float)"})
+    EXPECT_NE(categorize_kernel(helper), KernelCategory::fused_attention) << helper;
+}
+
 TEST(KernelNames, NamespacesDroppedAsBefore) {
   EXPECT_EQ(shorten_kernel_name("a::b::c<d::e, (anonymous namespace)::f>(x::y)"), "c<e, f>");
   EXPECT_EQ(shorten_kernel_name("::g<1::h>"), "::g<1::h>");  // no identifier before "::": kept
