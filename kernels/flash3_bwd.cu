@@ -20,7 +20,7 @@ __global__ void backward_convert_dq_tiles_kernel(const float* dq_accum, T* dq, i
     const int64_t tile = i / Tile::kPieces;
     const int piece = static_cast<int>(i % Tile::kPieces);
     const int64_t head = tile / m_blocks;
-    const int row = static_cast<int>(tile % m_blocks) * 64 + Tile::row(piece);
+    const int row = static_cast<int>(tile % m_blocks) * Tile::kRows + Tile::row(piece);
     const float4 v = reinterpret_cast<const float4*>(dq_accum)[i];
     uint32_t* const out =
         reinterpret_cast<uint32_t*>(dq + (head * seq_q + row) * kHeadDim + Tile::col(piece));
@@ -31,12 +31,13 @@ __global__ void backward_convert_dq_tiles_kernel(const float* dq_accum, T* dq, i
 
 cudaError_t launch_flash3_convert_dq(const FusedBackward& b, const BackwardRows& rows) {
   const AttentionShape& s = b.shape;
-  const int64_t m_blocks = rows.stat_rows / 64;
   return dispatch_dtype(b.dtype, [&](auto type) {
     using T = typename decltype(type)::type;
     return dispatch_int(flash3::Flash3HeadDims{}, s.head_dim, cudaErrorInvalidValue, [&](auto d) {
       constexpr int kHeadDim = decltype(d)::value;
-      const int64_t pieces = s.batch * s.heads * m_blocks * flash3::Flash3DqTile<kHeadDim>::kPieces;
+      using Tile = flash3::Flash3DqTile<kHeadDim>;
+      const int64_t m_blocks = rows.stat_rows / Tile::kRows;
+      const int64_t pieces = s.batch * s.heads * m_blocks * Tile::kPieces;
       backward_convert_dq_tiles_kernel<T, kHeadDim>
           <<<elementwise_grid(pieces), kElementwiseBlock, 0, b.stream>>>(
               rows.dq_accum, static_cast<T*>(b.dq), pieces, static_cast<int>(m_blocks),

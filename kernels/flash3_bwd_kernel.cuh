@@ -90,7 +90,7 @@ __device__ __forceinline__ void run_bwd_dq_reducer(const Flash3BwdSmem<Traits>& 
     const int buffer = i % kBuffers;
     named_barrier_sync(kDqFullBarrier + buffer, Traits::kDqBarrierThreads);
     if (lane == 0) {
-      bulk_reduce_add_f32(dq_accum + cursor.dq_tile(block.m_blocks), smem.dq_tile(buffer),
+      bulk_reduce_add_f32(dq_accum + block.dq_tile(cursor), smem.dq_tile(buffer),
                           Traits::kDqTileBytes);
       tma_store_commit();
       tma_store_wait_read();

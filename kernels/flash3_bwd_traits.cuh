@@ -159,8 +159,9 @@ struct Flash3BwdSmem {
 // The accumulator is [B * Hq, query blocks] of these tiles (rows past seq_q included, padded).
 template <int kHeadDim>
 struct Flash3DqTile {
-  static constexpr int kPieces = 64 * kHeadDim / 4;
-  static constexpr int kFloats = 64 * kHeadDim;
+  static constexpr int kRows = 64;  // a step's query block (Flash3BwdTraits::kBlockM)
+  static constexpr int kFloats = kRows * kHeadDim;
+  static constexpr int kPieces = kFloats / 4;
   __device__ __forceinline__ static uint32_t piece_bytes(int chunk, int j, int tw) {
     return static_cast<uint32_t>(((chunk * 8 + j) * 128 + tw) * 16);
   }
@@ -240,11 +241,6 @@ struct Flash3BwdBlock {
     int bh_q;
     int m_block;
     __device__ __forceinline__ int m0() const { return m_block * Traits::kBlockM; }
-    // The step's tile of the dQ accumulator (Flash3DqTile).
-    __device__ __forceinline__ int64_t dq_tile(int m_blocks) const {
-      return (static_cast<int64_t>(bh_q) * m_blocks + m_block) *
-             Flash3DqTile<Traits::kHeadDim>::kFloats;
-    }
   };
   __device__ __forceinline__ QueryStep first_step() const { return {bh_q0, m_first}; }
   __device__ __forceinline__ void advance(QueryStep& step) const {
@@ -252,6 +248,11 @@ struct Flash3BwdBlock {
       step.m_block = m_first;
       ++step.bh_q;
     }
+  }
+  // A step's tile of the dQ accumulator (Flash3DqTile), in floats from its start.
+  __device__ __forceinline__ int64_t dq_tile(const QueryStep& step) const {
+    return (static_cast<int64_t>(step.bh_q) * m_blocks + step.m_block) *
+           Flash3DqTile<Traits::kHeadDim>::kFloats;
   }
 };
 
