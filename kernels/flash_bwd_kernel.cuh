@@ -60,6 +60,9 @@ struct FlashBwdTraits {
   static constexpr int kDqWarpsM = kBlockM / flash_bwd_dq_rows(kHeadDim);
   static constexpr int kDqRows = kBlockM / kDqWarpsM;               // a warp's queries of dQ
   static constexpr int kDqDims = kHeadDim / (kNWarps / kDqWarpsM);  // ... and columns
+  // dQ's atomics address a step's rows from one base (D64); at D128 that base, held through the
+  // atomics, spills, so each row's address is made on its own there.
+  static constexpr bool kDqOneAddress = kHeadDim == 64;
 
   static constexpr int kRowBytes = kHeadDim * 2;
   static constexpr int kScoreRowBytes = kBlockN * 2;  // a row of P or dS
@@ -91,17 +94,18 @@ struct FlashBwdTraits {
   static_assert(kSmemBytes <= 163 * 1024, "over sm_80's per-block shared memory");
 };
 
-// kBlockN 128 at both head dims: half the dQ atomics and Q/dO re-reads of 64 keys. P is held
-// as 16-bit values once made, so that the tall steps fit 255 registers beside dK and dV: 128
-// queries at D64 (FA2's 128 x 128; 64-query steps were 3.8% slower non-causal, 0.7% causal), 64
-// at D128 (its earlier 32-query steps were 1.13x slower). All on the H100 (docs/kernel-notes.md).
+// kBlockN 128 at both head dims: half the dQ atomics and Q/dO re-reads of 64 keys. 128 queries
+// a step at D64 (FA2's 128 x 128; 64-query steps were 3.8% slower non-causal, 0.7% causal), P in
+// fp32 as FA2 holds it (16-bit P was 1-3% slower: dS unpacked it). 64 at D128 (its earlier
+// 32-query steps were 1.13x slower), where P is held as 16-bit values once made so that the step
+// fits 255 registers beside dK and dV (fp32 P spills). All on the H100 (docs/kernel-notes.md).
 // D64's 162 KB of shared memory leave sm_86-class GPUs out: the backward skips them with the
 // reason.
 template <int kHeadDim>
 struct FlashBwdConfig;
 template <>
 struct FlashBwdConfig<64> {
-  using Traits = FlashBwdTraits<64, 128, 128, true>;
+  using Traits = FlashBwdTraits<64, 128, 128, false>;
 };
 template <>
 struct FlashBwdConfig<128> {
@@ -468,13 +472,24 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
         }
       }
     }
+    // Where kDqOneAddress, the thread's rows of the step lie at constant offsets from one address.
+    [[maybe_unused]] float* const dq_base =
+        a.dq_accum + row0 * D + ((dq_m0 + g) * D + dq_d0 + 2 * t);
+    [[maybe_unused]] const int dq_rows_left = seq_q - m0 - dq_m0 - g;
 #pragma unroll
     for (int mt = 0; mt < kDqMTiles; ++mt)
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        const int row = dq_m0 + mt * 16 + g + half * 8;
-        if (m0 + row >= seq_q) continue;
-        float* dq_row = a.dq_accum + (row0 + row) * D + dq_d0 + 2 * t;
+        float* dq_row;
+        if constexpr (Traits::kDqOneAddress) {
+          const int row = mt * 16 + half * 8;
+          if (row >= dq_rows_left) continue;
+          dq_row = dq_base + row * D;
+        } else {
+          const int row = dq_m0 + mt * 16 + g + half * 8;
+          if (m0 + row >= seq_q) continue;
+          dq_row = a.dq_accum + (row0 + row) * D + dq_d0 + 2 * t;
+        }
 #pragma unroll
         for (int nt = 0; nt < kDqNTiles; ++nt) {
 #if __CUDA_ARCH__ >= 900
