@@ -13,9 +13,20 @@ import statistics
 
 
 def key(case):
+    """The case's identity: every problem field a preset sweeps, written only where it is not
+    the plain prefill case's (Hkv = H, Skv = Sq, contiguous, forward, bf16, eager), so decode
+    shapes of one B, H, Sq and D stay apart."""
     p = case["problem"]
-    shape = f"B{p['batch']} H{p['heads']} S{p['seq_q']} D{p['head_dim']}"
-    return (f"{shape} {'causal' if p['causal'] else 'full'}", case["backend"])
+    heads = f"H{p['heads']}" + (f"/{p['kv_heads']}" if p.get("kv_heads", p["heads"]) != p["heads"] else "")
+    seq = f"S{p['seq_q']}" + (f"/{p['seq_kv']}" if p.get("seq_kv", p["seq_q"]) != p["seq_q"] else "")
+    shape = f"B{p['batch']} {heads} {seq} D{p['head_dim']}"
+    if p.get("page_size"):
+        shape += f" page{p['page_size']}"
+    shape += " causal" if p["causal"] else " full"
+    for field, plain in (("pass", "fwd"), ("dtype", "bf16"), ("launch", "eager")):
+        if p.get(field, plain) != plain:
+            shape += f" {p[field]}"
+    return (shape, case["backend"])
 
 
 def load(paths):
@@ -45,14 +56,14 @@ def main():
     args = parser.parse_args()
     a, skipped_a = load(args.a)
     b, skipped_b = load(args.b)
-    print(f"{'case':<28} {'backend':<28} {'A ms (range)':>22} {'B ms (range)':>22} "
+    print(f"{'case':<36} {'backend':<28} {'A ms (range)':>22} {'B ms (range)':>22} "
           f"{'change':>7} {'A@peak':>7} {'B@peak':>7} {'change':>7}")
     for k in sorted(set(a) & set(b)):
         ta, tb = summary(a[k], 0), summary(b[k], 0)
         pa, pb = summary(a[k], 1), summary(b[k], 1)
         peak = (f"{pa[0]:7.3f} {pb[0]:7.3f} {100 * (pb[0] / pa[0] - 1):+6.1f}%"
                 if pa and pb else f"{'-':>7} {'-':>7} {'-':>7}")
-        print(f"{k[0]:<28} {k[1]:<28} {ta[0]:7.3f} ({ta[1]:.3f}-{ta[2]:.3f}) "
+        print(f"{k[0]:<36} {k[1]:<28} {ta[0]:7.3f} ({ta[1]:.3f}-{ta[2]:.3f}) "
               f"{tb[0]:7.3f} ({tb[1]:.3f}-{tb[2]:.3f}) {100 * (tb[0] / ta[0] - 1):+6.1f}% {peak}")
     for name, skipped in (("A", skipped_a), ("B", skipped_b)):
         for k in sorted(skipped):

@@ -13,6 +13,10 @@ test -s "$out/roofline.png"
 /usr/bin/python3 "$root/scripts/ab_table.py" --a "$root/tests/data/recorded-h200-hopper-preset-stage7-run1.json" \
   --b "$root/tests/data/recorded-h200-hopper-preset-stage7-run2.json" >"$out/ab.txt"
 grep -q "S4096 D64 causal *flash3 " "$out/ab.txt"
+# Decode shapes differ in Hkv and Skv alone: each case keeps a line of its own.
+/usr/bin/python3 "$root/scripts/ab_table.py" --a "$root/results/h100-decode.json" --b "$root/results/h100-decode.json" >"$out/ab-decode.txt"
+test "$(grep -c ' +0\.0% ' "$out/ab-decode.txt")" -eq 216
+grep -q "^B64 H32/8 S1/32768 D64 full *flash3 " "$out/ab-decode.txt"
 # decode_table.py reads results from before the read ceiling (no page_size, no "ceiling") too.
 /usr/bin/python3 "$root/scripts/decode_table.py" "$root/tests/data/recorded-h200-hopper-preset-stage7-run1.json" >"$out/decode.txt"
 grep -q "^flash3 .* B8 H16/16 Sq4096 Skv4096 D128 .* ok$" "$out/decode.txt"
