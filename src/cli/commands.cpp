@@ -302,17 +302,14 @@ int ceilings_command(const CliOptions& o, std::ostream& out, std::ostream& progr
   }
   std::optional<Ceilings> c = o.remeasure ? std::nullopt : load_cached_ceilings(device, ceilings_method());
   const bool cached = c.has_value();
-  if (!c) {
-    c = measure_ceilings(device);
-    if (const std::string why = save_ceilings(device, *c); !why.empty()) progress << "sdpa-prof: warning: " << why << "\n";
-  }
+  if (!c) c = measure_and_cache_ceilings(device, progress);
   out << fmt::format("{} ({})\n", c->device_name, c->device_uuid);
   out << fmt::format("  bf16 tensor-core GEMM  {:8.1f} TFLOP/s\n", c->bf16_gemm_tflops);
   out << fmt::format("  fp16 tensor-core GEMM  {:8.1f} TFLOP/s\n", c->fp16_gemm_tflops);
   out << fmt::format("  device-to-device copy  {:8.2f} TB/s (read + write)\n", c->copy_tb_per_s);
   out << fmt::format("  HBM read              {:8.2f} TB/s (read only)\n", c->read_tb_per_s);
-  out << fmt::format("{} {} at {}: {}\n", cached ? "cached, measured" : "measured", ceilings_cache_path(device),
-                     c->measured_at, c->method);
+  if (cached) out << fmt::format("cached in {}, ", ceilings_cache_path(device));
+  out << fmt::format("measured at {}: {}\n", c->measured_at, c->method);
   return kExitOk;
 }
 

@@ -25,10 +25,7 @@ std::string host_name() {
 
 Ceilings cached_or_measured_ceilings(const DeviceInfo& device, std::ostream& progress) {
   if (std::optional<Ceilings> cached = load_cached_ceilings(device, ceilings_method())) return *cached;
-  progress << "measuring this GPU's ceilings once (cached in " << ceilings_cache_path(device) << ")\n";
-  Ceilings measured = measure_ceilings(device);
-  if (const std::string why = save_ceilings(device, measured); !why.empty()) progress << "sdpa-prof: warning: " << why << "\n";
-  return measured;
+  return measure_and_cache_ceilings(device, progress);
 }
 
 void open_profilers(const CliOptions& o, RunContext& context, std::ostream& progress) {

@@ -4,13 +4,15 @@
 
 #include <fmt/format.h>
 
+#include "gpu/attached_tool.h"
 #include "gpu/cublas_check.h"
 #include "gpu/cublas_handle.h"
 #include "gpu/device_buffer.h"
-#include "random_fill.h"
-#include "read_bandwidth.h"
+#include "io/ceilings_file.h"
 #include "io/time_text.h"
 #include "measure/sample_stats.h"
+#include "random_fill.h"
+#include "read_bandwidth.h"
 
 namespace sdpa {
 namespace {
@@ -118,6 +120,22 @@ Ceilings measure_ceilings(const DeviceInfo& device) {
   c.method = ceilings_method();
   c.measured_at = utc_now_iso8601();
   return c;
+}
+
+Ceilings measure_and_cache_ceilings(const DeviceInfo& device, std::ostream& progress) {
+  if (const std::string tool = attached_gpu_tool(); !tool.empty()) {
+    progress << fmt::format(
+        "measuring this GPU's ceilings for this run alone, not cached: {} is attached, "
+        "and the times kernels take under it are not the GPU's\n",
+        tool);
+    return measure_ceilings(device);
+  }
+  progress << "measuring this GPU's ceilings once (cached in " << ceilings_cache_path(device)
+           << ")\n";
+  Ceilings measured = measure_ceilings(device);
+  if (const std::string why = save_ceilings(device, measured); !why.empty())
+    progress << "sdpa-prof: warning: " << why << "\n";
+  return measured;
 }
 
 }  // namespace sdpa

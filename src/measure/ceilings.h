@@ -3,6 +3,7 @@
 // these; io/ceilings_file.h caches them per device.
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include "model/device.h"
@@ -10,6 +11,10 @@
 namespace sdpa {
 
 Ceilings measure_ceilings(const DeviceInfo& device);
+// measure_ceilings, then the figures cached for the next run; not cached, and `progress` says why,
+// while a profiler or sanitizer is attached (gpu/attached_tool.h): its kernel times are not the
+// GPU's, and a cache would hold them for every later run.
+Ceilings measure_and_cache_ceilings(const DeviceInfo& device, std::ostream& progress);
 
 // How measure_ceilings measures, in words: kept with the figures, and a cache made another way is
 // measured again.
