@@ -7,10 +7,11 @@
 
 namespace sdpa {
 
-// What is attached, in words ("compute-sanitizer", "Nsight Compute", "Nsight Systems", or "a CUDA
-// injection library (PATH)"), or empty when nothing is: by the shared objects loaded into the
-// process (a tool's install folder or library) and CUDA_INJECTION64_PATH, through which CUDA
-// loads a tool at initialisation. Call after CUDA is initialised.
+// What is attached, in words ("compute-sanitizer", "Nsight Compute", "Nsight Systems", "an NVIDIA
+// tool's injection library (PATH)" or "a CUDA injection library (PATH)"), or empty when nothing
+// is: by the shared objects loaded into the process (a tool's install folder or library) and
+// CUDA_INJECTION64_PATH, through which CUDA loads a tool at initialisation. Call after CUDA is
+// initialised.
 std::string attached_gpu_tool();
 // The same from the loaded objects' paths and CUDA_INJECTION64_PATH's value (null: unset).
 std::string attached_gpu_tool(const std::vector<std::string>& loaded_objects,

@@ -32,8 +32,20 @@ TEST(AttachedTool, EachToolIsNamedByItsFolderOrLibrary) {
                      "libTreeLauncherTargetInjection.so"),
                 nullptr),
             "Nsight Compute");
-  EXPECT_EQ(attached_gpu_tool(with("/tmp/ncu-copy/libInterceptorInjectionTarget.so"), nullptr),
+  // Nsight Compute and compute-sanitizer ship the same injection libraries: the folder names the
+  // tool, wherever in the list it comes.
+  EXPECT_EQ(
+      attached_gpu_tool(
+          {"/usr/lib/nvidia-cuda-toolkit/compute-sanitizer/libTreeLauncherTargetInjection.so"},
+          nullptr),
+      "compute-sanitizer");
+  EXPECT_EQ(attached_gpu_tool({"/opt/tools/libTreeLauncherTargetInjection.so",
+                               "/opt/nvidia/nsight-compute/2025.3.1/target/"
+                               "linux-desktop-glibc_2_11_3-x64/libcuda-injection.so"},
+                              nullptr),
             "Nsight Compute");
+  EXPECT_EQ(attached_gpu_tool(with("/opt/tools/libInterceptorInjectionTarget.so"), nullptr),
+            "an NVIDIA tool's injection library (/opt/tools/libInterceptorInjectionTarget.so)");
   EXPECT_EQ(attached_gpu_tool(with("/usr/local/cuda-13.0/nsight-systems-2025.3.2/target-linux-x64/"
                                    "libToolsInjection64.so"),
                               nullptr),
