@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Offline checks of the helper files: plot.py draws from the committed results, ab_table.py
-# sets two of them side by side, backward_table.py reads the backward result and its targets, the
-# CI workflow example is valid YAML with the steps a user relies on, sass_mix.py reads ncu's
-# per-instruction page.
+# sets two of them side by side and variants_table.py (through variants_ab.sh) several,
+# backward_table.py reads the backward result and its targets, the CI workflow example is valid
+# YAML with the steps a user relies on, sass_mix.py reads ncu's per-instruction page.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mktemp -d)
@@ -17,6 +17,16 @@ grep -q "S4096 D64 causal *flash3 " "$out/ab.txt"
 /usr/bin/python3 "$root/scripts/ab_table.py" --a "$root/results/h100-decode.json" --b "$root/results/h100-decode.json" >"$out/ab-decode.txt"
 test "$(grep -c ' +0\.0% ' "$out/ab-decode.txt")" -eq 216
 grep -q "^B64 H32/8 S1/32768 D64 full *flash3 " "$out/ab-decode.txt"
+# variants_ab.sh runs every build every round and tables them: two fake builds that write the
+# committed decode result.
+fake="$out/fake-sdpa-prof"
+printf '%s\n' '#!/usr/bin/env bash' 'while [ $# -gt 0 ]; do [ "$1" = --json ] && cp "$RESULT" "$2"; shift; done' >"$fake"
+chmod +x "$fake"
+RESULT="$root/results/h100-decode.json" OUT="$out" BUILDS="main=$fake same=$fake" AGAINST=cudnn ROUNDS=2 \
+  "$root/scripts/gpu/variants_ab.sh" --config configs/decode.json >"$out/variants.txt"
+test -s "$out/variants/same-2.json"
+grep -Eq "^main at or under cudnn: [0-9]+ of 108 cases" "$out/variants.txt"
+grep -q "^same against main: geometric mean 1.0000 over 108 cases" "$out/variants.txt"
 # decode_table.py reads results from before the read ceiling (no page_size, no "ceiling") too.
 /usr/bin/python3 "$root/scripts/decode_table.py" "$root/tests/data/recorded-h200-hopper-preset-stage7-run1.json" >"$out/decode.txt"
 grep -q "^flash3 .* B8 H16/16 Sq4096 Skv4096 D128 .* ok$" "$out/decode.txt"
