@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/crash_report.h"
 #include "cli/version.h"
+#include "gpu/attached_tool.h"
 #include "gpu/device_query.h"
 #include "io/ceilings_file.h"
 #include "io/time_text.h"
@@ -23,8 +24,20 @@ std::string host_name() {
   return ::gethostname(name, sizeof(name) - 1) == 0 ? name : "";
 }
 
-Ceilings cached_or_measured_ceilings(const DeviceInfo& device, std::ostream& progress) {
-  if (std::optional<Ceilings> cached = load_cached_ceilings(device, ceilings_method())) return *cached;
+// The cache's ceilings, else measured once and cached. None while a profiler or sanitizer is
+// attached and nothing is cached: under it they would take long (a sanitizer instruments every
+// GEMM, ncu may profile each) and measure the tool, not the GPU.
+std::optional<Ceilings> cached_or_measured_ceilings(const DeviceInfo& device,
+                                                    std::ostream& progress) {
+  if (std::optional<Ceilings> cached = load_cached_ceilings(device, ceilings_method()))
+    return cached;
+  if (const std::string tool = attached_gpu_tool(); !tool.empty()) {
+    progress << fmt::format(
+        "ceilings: none cached, and not measured while {} is attached; `sdpa-prof ceilings` "
+        "run once without it caches them for every later run\n",
+        tool);
+    return std::nullopt;
+  }
   return measure_and_cache_ceilings(device, progress);
 }
 
