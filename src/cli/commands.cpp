@@ -23,6 +23,7 @@
 #include "cli/run_context.h"
 #include "cli/timeline_output.h"
 #include "compare/comparison.h"
+#include "gpu/attached_tool.h"
 #include "io/ceilings_file.h"
 #include "measure/ceilings.h"
 #include "profile/host_cost.h"
@@ -302,7 +303,7 @@ int ceilings_command(const CliOptions& o, std::ostream& out, std::ostream& progr
   }
   std::optional<Ceilings> c = o.remeasure ? std::nullopt : load_cached_ceilings(device, ceilings_method());
   const bool cached = c.has_value();
-  if (!c) c = measure_and_cache_ceilings(device, progress);
+  if (!c) c = measure_and_cache_ceilings(device, attached_gpu_tool(), progress);
   out << fmt::format("{} ({})\n", c->device_name, c->device_uuid);
   out << fmt::format("  bf16 tensor-core GEMM  {:8.1f} TFLOP/s\n", c->bf16_gemm_tflops);
   out << fmt::format("  fp16 tensor-core GEMM  {:8.1f} TFLOP/s\n", c->fp16_gemm_tflops);

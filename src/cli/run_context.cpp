@@ -31,14 +31,15 @@ std::optional<Ceilings> cached_or_measured_ceilings(const DeviceInfo& device,
                                                     std::ostream& progress) {
   if (std::optional<Ceilings> cached = load_cached_ceilings(device, ceilings_method()))
     return cached;
-  if (const std::string tool = attached_gpu_tool(); !tool.empty()) {
+  const std::string tool = attached_gpu_tool();
+  if (!tool.empty()) {
     progress << fmt::format(
         "ceilings: none cached, and not measured while {} is attached; `sdpa-prof ceilings` "
         "run once without it caches them for every later run\n",
         tool);
     return std::nullopt;
   }
-  return measure_and_cache_ceilings(device, progress);
+  return measure_and_cache_ceilings(device, tool, progress);
 }
 
 void open_profilers(const CliOptions& o, RunContext& context, std::ostream& progress) {

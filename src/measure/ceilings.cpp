@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "gpu/attached_tool.h"
 #include "gpu/cublas_check.h"
 #include "gpu/cublas_handle.h"
 #include "gpu/device_buffer.h"
@@ -122,12 +121,13 @@ Ceilings measure_ceilings(const DeviceInfo& device) {
   return c;
 }
 
-Ceilings measure_and_cache_ceilings(const DeviceInfo& device, std::ostream& progress) {
-  if (const std::string tool = attached_gpu_tool(); !tool.empty()) {
+Ceilings measure_and_cache_ceilings(const DeviceInfo& device, const std::string& attached_tool,
+                                    std::ostream& progress) {
+  if (!attached_tool.empty()) {
     progress << fmt::format(
         "measuring this GPU's ceilings for this run alone, not cached: {} is attached, "
         "and the times kernels take under it are not the GPU's\n",
-        tool);
+        attached_tool);
     return measure_ceilings(device);
   }
   progress << "measuring this GPU's ceilings once (cached in " << ceilings_cache_path(device)

@@ -12,10 +12,10 @@ namespace sdpa {
 
 Ceilings measure_ceilings(const DeviceInfo& device);
 // measure_ceilings, then the figures cached for the next run; not cached, and `progress` says why,
-// while a profiler or sanitizer is attached (gpu/attached_tool.h): its kernel times are not the
-// GPU's, and a cache would hold them for every later run. (A sweep under a tool does not measure
-// at all without a cache: cli/run_context.cpp.)
-Ceilings measure_and_cache_ceilings(const DeviceInfo& device, std::ostream& progress);
+// when `attached_tool` names a profiler or sanitizer (gpu/attached_tool.h): its kernel times are
+// not the GPU's, and a cache would hold them for every later run.
+Ceilings measure_and_cache_ceilings(const DeviceInfo& device, const std::string& attached_tool,
+                                    std::ostream& progress);
 
 // How measure_ceilings measures, in words: kept with the figures, and a cache made another way is
 // measured again.
