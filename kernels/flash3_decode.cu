@@ -8,11 +8,6 @@
 namespace sdpa::flash3 {
 namespace {
 
-int ctas_per_sm(int64_t head_dim) {
-  return dispatch_int(Flash3HeadDims{}, head_dim, 1,
-                      [](auto d) { return DecodeTraits<decltype(d)::value>::kCtasPerSm; });
-}
-
 int sm_count() {
   int device = 0;
   int sms = 0;
@@ -27,12 +22,7 @@ int sm_count() {
 }  // namespace
 
 DecodePlan plan_decode_here(const AttentionShape& shape, bool paged) {
-  return plan_decode(shape, sm_count(), ctas_per_sm(shape.head_dim), paged);
-}
-
-int decode_smem_bytes(int head_dim) {
-  return dispatch_int(Flash3HeadDims{}, head_dim, 0,
-                      [](auto d) { return DecodeTraits<decltype(d)::value>::kSmemBytes; });
+  return plan_decode(shape, sm_count(), paged);
 }
 
 std::size_t decode_workspace_bytes_here(const AttentionShape& shape) {

@@ -14,9 +14,6 @@ namespace sdpa::flash3 {
 // the most SMs a persistent flash3 grid uses), K/V contiguous or `paged`.
 DecodePlan plan_decode_here(const AttentionShape& shape, bool paged);
 
-// Shared memory one decode CTA asks for at `head_dim` (64 or 128).
-int decode_smem_bytes(int head_dim);
-
 // The workspace a decode launch of `shape` on the current device needs (0 when it splits nothing).
 std::size_t decode_workspace_bytes_here(const AttentionShape& shape);
 

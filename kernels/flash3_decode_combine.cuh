@@ -25,8 +25,6 @@ struct DecodeCombineSmem {
   static constexpr int kWeight = kLse + kDecodeMaxRows * 4;                      // [split][row]
   static constexpr int kLast = kWeight + kDecodeMaxSplits * kDecodeMaxRows * 4;  // one flag
   static constexpr int kBytes = kLast + 16;
-  static_assert(kBytes <= DecodeTraits<kHeadDim>::kStages * DecodeTraits<kHeadDim>::kStageBytes,
-                "the combine fits in the drained stages");
 
   template <typename P>
   __device__ static P* at(unsigned char* smem, int offset) {

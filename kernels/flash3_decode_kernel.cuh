@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "dispatch.cuh"
 #include "flash3_decode_combine.cuh"
@@ -27,11 +28,11 @@
 
 namespace sdpa::flash3 {
 
-template <typename T, int kHeadDim, int kMTiles>
-__global__ void __launch_bounds__(kDecodeThreads, DecodeTraits<kHeadDim>::kCtasPerSm)
+template <typename T, int kHeadDim, int kMTiles, int kCtasPerSm>
+__global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
     flash3_decode_kernel(const DecodeParams p) {
   using namespace sm80;
-  using Traits = DecodeTraits<kHeadDim>;
+  using Traits = DecodeTraits<kHeadDim, kCtasPerSm>;
   constexpr int D = kHeadDim;
   constexpr int kRows = 16 * kMTiles;
   constexpr int kRowBytes = Traits::kRowBytes;
@@ -42,6 +43,8 @@ __global__ void __launch_bounds__(kDecodeThreads, DecodeTraits<kHeadDim>::kCtasP
                 "whole cp.async passes");
   static_assert(kRowsPerPass % 8 == 0, "a thread's swizzle phase stays the same between passes");
   static_assert(kDecodeBlockN == 16 * kDecodeWarps, "each warp owns 16 keys of a block");
+  static_assert(DecodeCombineSmem<kHeadDim>::kBytes <= Traits::kStages * Traits::kStageBytes,
+                "the combine fits in the drained stages");
 
   extern __shared__ __align__(128) unsigned char smem[];
 
@@ -276,7 +279,6 @@ __global__ void __launch_bounds__(kDecodeThreads, DecodeTraits<kHeadDim>::kCtasP
 // pages are of a size the kernel cannot read.
 template <int kHeadDim>
 cudaError_t launch_flash3_decode_hdim(const FusedForward& f, const DecodePlan& plan) {
-  using Traits = DecodeTraits<kHeadDim>;
   DecodeParams p{};
   p.q = f.q;
   p.o = f.o;
@@ -306,19 +308,28 @@ cudaError_t launch_flash3_decode_hdim(const FusedForward& f, const DecodePlan& p
                   static_cast<unsigned>(f.shape.kv_heads), static_cast<unsigned>(f.shape.batch));
   return dispatch_dtype(f.dtype, [&](auto type) {
     using T = typename decltype(type)::type;
-    auto* const one = flash3_decode_kernel<T, kHeadDim, 1>;
-    auto* const two = flash3_decode_kernel<T, kHeadDim, 2>;
-    static const cudaError_t attr = [&] {
-      const cudaError_t a = cudaFuncSetAttribute(one, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 Traits::kSmemBytes);
-      const cudaError_t c = cudaFuncSetAttribute(two, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 Traits::kSmemBytes);
-      return a != cudaSuccess ? a : c;
-    }();
-    if (attr != cudaSuccess) return attr;
-    auto* const kernel = plan.rows == 16 ? one : two;
-    kernel<<<grid, kDecodeThreads, Traits::kSmemBytes, f.stream>>>(p);
-    return cudaGetLastError();
+    // Each kernel's shared memory is set once, before its first launch (a static per kernel:
+    // the kernels have the same type).
+    const auto launch = [&](auto tiles, auto ctas) {
+      constexpr int kMTiles = decltype(tiles)::value;
+      constexpr int kCtasPerSm = decltype(ctas)::value;
+      constexpr int kSmemBytes = DecodeTraits<kHeadDim, kCtasPerSm>::kSmemBytes;
+      auto* const kernel = flash3_decode_kernel<T, kHeadDim, kMTiles, kCtasPerSm>;
+      static const cudaError_t attr =
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+      if (attr != cudaSuccess) return attr;
+      kernel<<<grid, kDecodeThreads, kSmemBytes, f.stream>>>(p);
+      return cudaGetLastError();
+    };
+    using One = std::integral_constant<int, 1>;
+    using Two = std::integral_constant<int, 2>;
+    constexpr DecodeSlots one = decode_slots(kHeadDim, 16);
+    constexpr DecodeSlots two = decode_slots(kHeadDim, 32);
+    if (plan.rows == 16)
+      return plan.ctas_per_sm == one.deep ? launch(One{}, std::integral_constant<int, one.deep>{})
+                                          : launch(One{}, std::integral_constant<int, one.wide>{});
+    return plan.ctas_per_sm == two.deep ? launch(Two{}, std::integral_constant<int, two.deep>{})
+                                        : launch(Two{}, std::integral_constant<int, two.wide>{});
   });
 }
 

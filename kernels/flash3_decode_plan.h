@@ -31,32 +31,50 @@ inline constexpr int kDecodeThreads = 32 * kDecodeWarps;
 inline constexpr int kDecodeMaxRows = 32;  // packed query rows of one CTA: two m16 tiles
 
 // A split keeps at least this many key blocks (its prologue and its combine against its loads),
-// and a sequence splits at most this many ways (the combine reads every split's part).
+// and a sequence splits at most this many ways (the combine reads every split's part; 64 let its
+// weights fit D64's three drained stages, and 4 CTAs on 132 SMs never need more than 66).
 inline constexpr int kDecodeMinSplitBlocks = 4;
-inline constexpr int kDecodeMaxSplits = 128;
+inline constexpr int kDecodeMaxSplits = 64;
 // A split that puts a second CTA on an SM pays its prologue, Q load and part write again for the
 // same SM's share of HBM: worth it only when long (H100, B1 H32/8 Skv32768 D64: 31 splits of
 // 16-17 blocks, two CTAs on most SMs, 0.0434 ms; 16 of 32 blocks, one an SM, 0.0394).
 inline constexpr int kDecodeMinStackedSplitBlocks = 32;
 
-// Per head dim: K/V stages in flight and the CTAs an SM holds. Decode is memory-bound, so the
-// choice is bytes in flight: D128 3 stages of 32 KB, 2 CTAs an SM; D64 4 stages of 16 KB, 3 CTAs.
-template <int kHeadDim>
+// The CTAs an SM a decode launch holds, by head dim and packed rows (16: one m16 tile, 32: two).
+// Decode is memory-bound, so the choice is bytes in flight. `wide` is the most CTAs the registers
+// allow where a plan has CTAs to share the SMs: D64 one tile 4 (111 registers; cuDNN's decode
+// kernel holds 4 an SM too, and at B64 H8 runs every (batch, head) in one resident wave), two tiles
+// 3 (156), D128 2. `deep` is fewer CTAs with more stages each, for a plan of one CTA an SM or fewer
+// (D64: 3 CTAs' 4 stages; H100, B1 H32/8 Skv32768, 16 splits, one CTA on 128 SMs: 0.0388 ms at 4
+// stages, 0.0408 at 3). `fill`: the CTAs that keep one SM's share of HBM busy, about 64 KB in
+// flight (D128 one, two stages ahead of 32 KB; D64 two). Measured on the H100: B16 H32/8 Skv32768
+// runs best at one CTA an SM at D128 (0.701 ms; two 0.712) and at two or three at D64 (0.370; one
+// 0.377).
+struct DecodeSlots {
+  int wide;
+  int deep;
+  int fill;
+};
+inline constexpr DecodeSlots decode_slots(int64_t head_dim, int rows) {
+  if (head_dim == 64) return rows <= 16 ? DecodeSlots{4, 3, 2} : DecodeSlots{3, 3, 2};
+  return {2, 2, 1};
+}
+
+// A decode kernel's shared memory at kCtasPerSm CTAs an SM: Q, then as many K/V stages as fit
+// the SM's 228 KB (1 KB of each CTA's is the system's), 4 at most (6 at D64, 2 CTAs, measured no
+// better).
+template <int kHeadDim, int kCtasPerSm_>
 struct DecodeTraits {
-  static constexpr int kStages = kHeadDim == 64 ? 4 : 3;
-  static constexpr int kCtasPerSm = kHeadDim == 64 ? 3 : 2;
-  // CTAs that keep one SM's share of HBM busy: about 64 KB in flight (D128 one, two stages ahead
-  // of 32 KB; D64 two, three of 16 KB each). Measured on the H100: B16 H32/8 Skv32768 runs best at
-  // one CTA an SM at D128 (0.701 ms; two 0.712) and at two or three at D64 (0.370; one 0.377).
-  static constexpr int kCtasToFillSm = kHeadDim == 64 ? 2 : 1;
+  static constexpr int kCtasPerSm = kCtasPerSm_;
   static constexpr int kRowBytes = 2 * kHeadDim;
   static constexpr int kQBytes = kDecodeMaxRows * kRowBytes;
   static constexpr int kTileBytes = kDecodeBlockN * kRowBytes;  // one K or V block
   static constexpr int kStageBytes = 2 * kTileBytes;
+  static constexpr int kStages =
+      std::min(4, (228 * 1024 / kCtasPerSm - 1024 - kQBytes) / kStageBytes);
   static constexpr int kSmemBytes = kQBytes + kStages * kStageBytes;
   static_assert(kHeadDim % 64 == 0, "swizzled rows of whole 128-byte lines");
-  static_assert(kCtasPerSm * (kSmemBytes + 1024) <= 228 * 1024,
-                "the CTAs an SM holds fit its shared memory");
+  static_assert(kStages >= 3, "two blocks in flight while one is read");
 };
 
 // Rows of one (batch, K/V head): its group's query heads times Sq, contiguous in Q and O
@@ -131,25 +149,26 @@ struct DecodePlan {
   int splits;            // CTAs along the keys; 1: no split, no combine
   int blocks_per_split;  // the last split may hold fewer
   int64_t units;         // (batch, K/V head, row block): CTAs of one split
+  int ctas_per_sm;       // the kernel's (decode_slots): wide, or deep where no SM gets two
 };
 
 // `paged`: K and V read through a block table. Its per-row lookups (pages of 16 or 32 tokens)
 // come before each block's copies, and one CTA an SM leaves that latency bare (H100, B16 H32/8
 // Skv32768 D128, pages of 16: 0.887 ms at one CTA an SM, 0.724 at two), so a paged cache counts
 // every CTA an SM holds as its fill.
-inline DecodePlan plan_decode(const AttentionShape& s, int sms, int ctas_per_sm, bool paged = false) {
+inline DecodePlan plan_decode(const AttentionShape& s, int sms, bool paged = false) {
   DecodePlan p{};
   p.rows = decode_tile_rows(s);
   p.row_blocks = static_cast<int>((decode_group_rows(s) + p.rows - 1) / p.rows);
   p.visible_keys = decode_visible_keys(s);
   p.n_blocks = static_cast<int>((p.visible_keys + kDecodeBlockN - 1) / kDecodeBlockN);
   p.units = s.batch * s.kv_heads * p.row_blocks;
-  const int ctas_to_fill =
-      paged ? ctas_per_sm
-            : (s.head_dim == 64 ? DecodeTraits<64>::kCtasToFillSm : DecodeTraits<128>::kCtasToFillSm);
-  const int splits = decode_splits(p.units, p.n_blocks, sms, ctas_per_sm, ctas_to_fill);
+  const DecodeSlots slots = decode_slots(s.head_dim, p.rows);
+  const int ctas_to_fill = paged ? slots.wide : slots.fill;
+  const int splits = decode_splits(p.units, p.n_blocks, sms, slots.wide, ctas_to_fill);
   p.blocks_per_split = (p.n_blocks + splits - 1) / splits;
   p.splits = (p.n_blocks + p.blocks_per_split - 1) / p.blocks_per_split;  // none empty
+  p.ctas_per_sm = p.units * p.splits <= sms ? slots.deep : slots.wide;
   return p;
 }
 

@@ -19,7 +19,8 @@ constexpr auto kHeadDims = fused_head_dim_table(flash3::Flash3HeadDims{}, [](aut
   return std::max({Flash3FwdConfig<D, Flash3Schedule::serial>::Traits::kSmemBytes,
                    Flash3FwdConfig<D, Flash3Schedule::overlap>::Traits::kSmemBytes,
                    Flash3FwdConfig<D, Flash3Schedule::pingpong>::Traits::kSmemBytes,
-                   flash3::DecodeTraits<D>::kSmemBytes});
+                   flash3::DecodeTraits<D, flash3::decode_slots(D, 16).deep>::kSmemBytes,
+                   flash3::DecodeTraits<D, flash3::decode_slots(D, 32).deep>::kSmemBytes});
 });
 
 // The prefill kernel's schedules alone (the variants) read no pages.

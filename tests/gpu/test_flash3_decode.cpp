@@ -12,7 +12,9 @@
 #include <fmt/format.h>
 
 #include "backends/flash3.h"
+#include "flash3_decode_plan.h"
 #include "gpu/device_query.h"
+#include "gpu/problem_shape.h"
 #include "gpu_test_support.h"
 #include "run/runner.h"
 
@@ -95,6 +97,28 @@ TEST(Flash3Decode, LongCacheSplitsAndCombines) {
   Problem g8 = decode_problem(DType::fp16, 64, {64, 8}, 4, 131000, false, 64);
   g8.batch = 1;
   problems.push_back(g8);
+  expect_verified(problems);
+}
+
+// More CTAs than SMs: D64's one-tile kernel at its wide residency (4 CTAs an SM, 3 stages; the
+// odd-size cases above run one CTA an SM or fewer, on the deeper ring), split and combined.
+TEST(Flash3Decode, ManyCtasAnSmRunTheWideRing) {
+  std::vector<Problem> problems;
+  for (const int64_t page_size : {0, 16}) {
+    Problem long_keys = decode_problem(DType::bf16, 64, {32, 8}, 1, 131071, false, page_size);
+    long_keys.batch = 1;
+    problems.push_back(long_keys);
+    Problem many = decode_problem(DType::fp16, 64, {8, 8}, 1, 1000, false, page_size);
+    many.batch = 40;
+    problems.push_back(many);
+  }
+  DeviceInfo device;
+  std::string error;
+  ASSERT_TRUE(query_device(0, device, error)) << error;
+  for (const Problem& p : problems)
+    EXPECT_EQ(flash3::plan_decode(attention_shape(p), device.sm_count, p.page_size > 0).ctas_per_sm,
+              flash3::decode_slots(64, 16).wide)
+        << p.shape_label();
   expect_verified(problems);
 }
 

@@ -36,7 +36,7 @@ TEST(Flash3DecodePlan, QueriesUpToSixteenGoToTheDecodeKernel) {
 
 TEST(Flash3DecodePlan, TheIssuesShapesSplitToFillTheSms) {
   // B16 H32/8 Skv32768 D128: 128 units, one CTA on each of 128 of the 132 SMs: no split.
-  const DecodePlan b16 = plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms, 2);
+  const DecodePlan b16 = plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms);
   EXPECT_EQ(b16.rows, 16);
   EXPECT_EQ(b16.row_blocks, 1);
   EXPECT_EQ(b16.units, 128);
@@ -44,25 +44,58 @@ TEST(Flash3DecodePlan, TheIssuesShapesSplitToFillTheSms) {
   EXPECT_EQ(b16.splits, 1);
   EXPECT_EQ(b16.blocks_per_split, 512);
   // B64 Skv131072: 512 units are 1.94 waves of 264 slots already.
-  EXPECT_EQ(plan_decode(decode(64, 32, 8, 1, 131072), kH200Sms, 2).splits, 1);
+  EXPECT_EQ(plan_decode(decode(64, 32, 8, 1, 131072), kH200Sms).splits, 1);
   // B1 Skv131072: 8 units; 16 splits put one CTA on 128 SMs, the fewest within 5% of the best.
-  const DecodePlan b1 = plan_decode(decode(1, 32, 8, 1, 131072), kH200Sms, 2);
+  const DecodePlan b1 = plan_decode(decode(1, 32, 8, 1, 131072), kH200Sms);
   EXPECT_EQ(b1.splits, 16);
   EXPECT_EQ(b1.blocks_per_split, 128);
   // B1 Skv4096: 64 blocks allow at most 16 splits of 4.
-  const DecodePlan short_keys = plan_decode(decode(1, 32, 8, 1, 4096), kH200Sms, 2);
+  const DecodePlan short_keys = plan_decode(decode(1, 32, 8, 1, 4096), kH200Sms);
   EXPECT_LE(short_keys.splits, 16);
   EXPECT_GE(short_keys.blocks_per_split, kDecodeMinSplitBlocks);
   EXPECT_GT(short_keys.splits, 8);
 }
 
-TEST(Flash3DecodePlan, HeadDim64FillsAnSmWithTwoCtasAndFillsTheLastWave) {
+TEST(Flash3DecodePlan, HeadDim64HoldsFourOneTileCtasAnSmAndThreeOfTwoTiles) {
+  EXPECT_EQ(decode_slots(64, 16).wide, 4);
+  EXPECT_EQ(decode_slots(64, 16).deep, 3);
+  EXPECT_EQ(decode_slots(64, 32).wide, 3);
+  EXPECT_EQ(decode_slots(64, 16).fill, 2);
+  EXPECT_EQ(decode_slots(128, 16).wide, 2);
+  EXPECT_EQ(decode_slots(128, 32).deep, 2);
+  EXPECT_EQ(decode_slots(128, 16).fill, 1);
+  // Stages: as many as the SM's shared memory holds for that many CTAs, 4 at most.
+  EXPECT_EQ((DecodeTraits<64, 4>::kStages), 3);
+  EXPECT_EQ((DecodeTraits<64, 3>::kStages), 4);
+  EXPECT_EQ((DecodeTraits<128, 2>::kStages), 3);
+}
+
+// The deeper ring where no SM gets a second CTA, the wider residency where they do.
+TEST(Flash3DecodePlan, OneCtaAnSmTakesTheDeeperRing) {
+  AttentionShape s = decode(1, 32, 8, 1, 32768);
+  s.head_dim = 64;
+  const DecodePlan one_each = plan_decode(s, kH200Sms);
+  ASSERT_EQ(one_each.units * one_each.splits, 128);
+  EXPECT_EQ(one_each.ctas_per_sm, 3);
+  s.seq_kv = 131072;
+  const DecodePlan two_each = plan_decode(s, kH200Sms);
+  ASSERT_GT(two_each.units * two_each.splits, kH200Sms);
+  EXPECT_EQ(two_each.ctas_per_sm, 4);
+  s.batch = 64;
+  EXPECT_EQ(plan_decode(s, kH200Sms).ctas_per_sm, 4);
+  EXPECT_EQ(plan_decode(decode(1, 32, 8, 1, 32768), kH200Sms).ctas_per_sm, 2);
+}
+
+TEST(Flash3DecodePlan, HeadDim64FillsAnSmWithTwoCtasAndRunsOneResidentWave) {
   AttentionShape b16 = decode(16, 32, 8, 1, 32768);
   b16.head_dim = 64;
-  EXPECT_EQ(plan_decode(b16, kH200Sms, 3).splits, 2);  // 256 CTAs: two on 128 SMs
+  EXPECT_EQ(plan_decode(b16, kH200Sms).splits, 2);  // 256 CTAs: two on 128 SMs
   AttentionShape b64 = decode(64, 32, 8, 1, 32768);
   b64.head_dim = 64;
-  EXPECT_EQ(plan_decode(b64, kH200Sms, 3).splits, 3);  // 1536 CTAs: 3.9 waves of 396, not 1.3
+  EXPECT_EQ(plan_decode(b64, kH200Sms).splits, 1);             // 512 CTAs: one wave of 528 slots
+  AttentionShape b64_two_tiles = decode(64, 64, 8, 4, 32768);  // 32 rows: 3 CTAs an SM
+  b64_two_tiles.head_dim = 64;
+  EXPECT_EQ(plan_decode(b64_two_tiles, kH200Sms).splits, 3);  // 1536 CTAs: 3.9 waves of 396
 }
 
 // A split that puts a second CTA on an SM must be long: B1 H32/8 D64 Skv32768 (512 blocks) stops
@@ -70,40 +103,40 @@ TEST(Flash3DecodePlan, HeadDim64FillsAnSmWithTwoCtasAndFillsTheLastWave) {
 TEST(Flash3DecodePlan, AShortSplitDoesNotStackASecondCtaOnAnSm) {
   AttentionShape b1 = decode(1, 32, 8, 1, 32768);
   b1.head_dim = 64;
-  EXPECT_EQ(plan_decode(b1, kH200Sms, 3).splits, 16);
+  EXPECT_EQ(plan_decode(b1, kH200Sms).splits, 16);
   b1.seq_kv = 131072;
-  const DecodePlan long_keys = plan_decode(b1, kH200Sms, 3);
+  const DecodePlan long_keys = plan_decode(b1, kH200Sms);
   EXPECT_GT(long_keys.splits, 16);
   EXPECT_GE(long_keys.blocks_per_split, kDecodeMinStackedSplitBlocks);
-  EXPECT_EQ(plan_decode(decode(1, 32, 8, 1, 32768), kH200Sms, 2, true).splits, 16);
+  EXPECT_EQ(plan_decode(decode(1, 32, 8, 1, 32768), kH200Sms, true).splits, 16);
 }
 
 TEST(Flash3DecodePlan, APagedCacheFillsEverySlotOfAnSm) {
   // B16 H32/8 D128: one CTA an SM contiguous; paged, two an SM (256 CTAs) for the lookups' latency.
-  EXPECT_EQ(plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms, 2, false).splits, 1);
-  EXPECT_EQ(plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms, 2, true).splits, 2);
+  EXPECT_EQ(plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms, false).splits, 1);
+  EXPECT_EQ(plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms, true).splits, 2);
 }
 
 TEST(Flash3DecodePlan, ShortOrCausalKeysDoNotSplit) {
-  EXPECT_EQ(plan_decode(decode(1, 4, 1, 1, 255), kH200Sms, 2).splits, 1);  // 4 blocks
-  const DecodePlan causal = plan_decode(decode(1, 32, 8, 4, 131072, true), kH200Sms, 2);
+  EXPECT_EQ(plan_decode(decode(1, 4, 1, 1, 255), kH200Sms).splits, 1);  // 4 blocks
+  const DecodePlan causal = plan_decode(decode(1, 32, 8, 4, 131072, true), kH200Sms);
   EXPECT_EQ(causal.visible_keys, 4);  // top-left: query i sees keys 0..i
   EXPECT_EQ(causal.n_blocks, 1);
   EXPECT_EQ(causal.splits, 1);
   EXPECT_EQ(decode_workspace_bytes(causal, 128), 0u);
-  EXPECT_EQ(plan_decode(decode(1, 4, 4, 16, 3, true), kH200Sms, 2).visible_keys, 3);
+  EXPECT_EQ(plan_decode(decode(1, 4, 4, 16, 3, true), kH200Sms).visible_keys, 3);
 }
 
 TEST(Flash3DecodePlan, GroupedHeadsTimesQueriesAreTheTileRows) {
-  EXPECT_EQ(plan_decode(decode(2, 32, 8, 4, 1000), kH200Sms, 2).rows, 16);    // 4 x 4
-  const DecodePlan g8 = plan_decode(decode(2, 64, 8, 4, 1000), kH200Sms, 2);  // 8 x 4
+  EXPECT_EQ(plan_decode(decode(2, 32, 8, 4, 1000), kH200Sms).rows, 16);    // 4 x 4
+  const DecodePlan g8 = plan_decode(decode(2, 64, 8, 4, 1000), kH200Sms);  // 8 x 4
   EXPECT_EQ(g8.rows, 32);
   EXPECT_EQ(g8.row_blocks, 1);
-  const DecodePlan g8s16 = plan_decode(decode(2, 64, 8, 16, 1000), kH200Sms, 2);  // 128 rows
+  const DecodePlan g8s16 = plan_decode(decode(2, 64, 8, 16, 1000), kH200Sms);  // 128 rows
   EXPECT_EQ(g8s16.rows, 32);
   EXPECT_EQ(g8s16.row_blocks, 4);
   EXPECT_EQ(g8s16.units, 2 * 8 * 4);
-  const DecodePlan mha = plan_decode(decode(2, 8, 8, 1, 1000), kH200Sms, 2);
+  const DecodePlan mha = plan_decode(decode(2, 8, 8, 1, 1000), kH200Sms);
   EXPECT_EQ(mha.rows, 16);
   EXPECT_EQ(mha.row_blocks, 1);
 }
@@ -130,7 +163,7 @@ TEST(Flash3DecodePlan, SplitsAreNeverEmptyAndCoverEveryBlock) {
 }
 
 TEST(Flash3DecodePlan, TheWorkspaceHoldsEverySplitsPart) {
-  const DecodePlan p = plan_decode(decode(1, 32, 8, 1, 131072), kH200Sms, 2);
+  const DecodePlan p = plan_decode(decode(1, 32, 8, 1, 131072), kH200Sms);
   ASSERT_EQ(p.splits, 16);
   const std::size_t parts = 8 * 16 * kDecodeMaxRows;  // units x splits x rows
   EXPECT_EQ(decode_workspace_bytes(p, 128), 256 + parts * 4 * (1 + 128));  // 8 counters in 256 B
