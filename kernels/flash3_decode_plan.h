@@ -61,8 +61,8 @@ inline constexpr DecodeSlots decode_slots(int64_t head_dim, int rows) {
 }
 
 // A decode kernel's shared memory at kCtasPerSm CTAs an SM: Q, then as many K/V stages as fit
-// the SM's 228 KB (1 KB of each CTA's is the system's), 4 at most (6 at D64, 2 CTAs, measured no
-// better).
+// the SM's 228 KB (1 KB of each CTA's is the system's), 4 at most (D64 at 6 stages and 2 CTAs was
+// faster at B64 and slower at B1 and B64 MHA: docs/kernel-notes.md).
 template <int kHeadDim, int kCtasPerSm_>
 struct DecodeTraits {
   static constexpr int kCtasPerSm = kCtasPerSm_;
