@@ -14,23 +14,11 @@
 
 namespace sdpa::flash3 {
 
-// Shared memory after the main loop, laid over the drained K/V stages.
-template <int kHeadDim>
-struct DecodeCombineSmem {
-  static constexpr int kORowFloats = kHeadDim + 4;  // 4 floats of padding against bank conflicts
-  static constexpr int kO = 0;                      // [warp][row][kORowFloats] fp32
-  static constexpr int kStats = kO + kDecodeWarps * kDecodeMaxRows * kORowFloats * 4;  // max, sum
-  static constexpr int kFactor = kStats + kDecodeWarps * kDecodeMaxRows * 8;     // [warp][row]
-  static constexpr int kLse = kFactor + kDecodeWarps * kDecodeMaxRows * 4;       // [row]
-  static constexpr int kWeight = kLse + kDecodeMaxRows * 4;                      // [split][row]
-  static constexpr int kLast = kWeight + kDecodeMaxSplits * kDecodeMaxRows * 4;  // one flag
-  static constexpr int kBytes = kLast + 16;
-
-  template <typename P>
-  __device__ static P* at(unsigned char* smem, int offset) {
-    return reinterpret_cast<P*>(smem + offset);
-  }
-};
+// Shared memory after the main loop (DecodeCombineLayout, flash3_decode_plan.h), as pointers.
+template <typename P>
+__device__ __forceinline__ P* combine_at(unsigned char* smem, int offset) {
+  return reinterpret_cast<P*>(smem + offset);
+}
 
 template <typename T>
 __device__ __forceinline__ void store4(T* out, float a, float b, float c, float d) {
@@ -45,10 +33,10 @@ __device__ __forceinline__ void stage_warp_part(unsigned char* smem,
                                                 const float (&row_max)[kMTiles][2],
                                                 const float (&row_sum)[kMTiles][2], int warp, int g,
                                                 int t) {
-  using Smem = DecodeCombineSmem<kHeadDim>;
+  using Smem = DecodeCombineLayout<kHeadDim>;
   constexpr int kRows = 16 * kMTiles;
-  float* const s_o = Smem::template at<float>(smem, Smem::kO);
-  float2* const s_stats = Smem::template at<float2>(smem, Smem::kStats);
+  float* const s_o = combine_at<float>(smem, Smem::kO);
+  float2* const s_stats = combine_at<float2>(smem, Smem::kStats);
 #pragma unroll
   for (int mt = 0; mt < kMTiles; ++mt)
 #pragma unroll
@@ -72,13 +60,13 @@ __device__ __forceinline__ void stage_warp_part(unsigned char* smem,
 template <typename T, int kHeadDim, int kRows>
 __device__ __forceinline__ void merge_warp_parts(unsigned char* smem, const DecodeParams& p, T* o,
                                                  int64_t part, int valid_rows) {
-  using Smem = DecodeCombineSmem<kHeadDim>;
+  using Smem = DecodeCombineLayout<kHeadDim>;
   constexpr int D = kHeadDim;
   const int tid = static_cast<int>(threadIdx.x);
-  const float* const s_o = Smem::template at<float>(smem, Smem::kO);
-  const float2* const s_stats = Smem::template at<float2>(smem, Smem::kStats);
-  float* const s_factor = Smem::template at<float>(smem, Smem::kFactor);
-  float* const s_lse = Smem::template at<float>(smem, Smem::kLse);
+  const float* const s_o = combine_at<float>(smem, Smem::kO);
+  const float2* const s_stats = combine_at<float2>(smem, Smem::kStats);
+  float* const s_factor = combine_at<float>(smem, Smem::kFactor);
+  float* const s_lse = combine_at<float>(smem, Smem::kLse);
   // Per row: each warp's weight in the CTA's normalised O, and the row's log2-sum-exp2.
   if (tid < kRows) {
     float mx = -INFINITY;
@@ -126,14 +114,15 @@ __device__ __forceinline__ void merge_warp_parts(unsigned char* smem, const Deco
 // After merge_warp_parts of a split unit: the CTA whose part completes its unit (counted in the
 // workspace, and the count set back to zero for the next launch) merges every split's part into
 // O; the others return.
-template <typename T, int kHeadDim, int kRows>
+// kMaxSplits: the most parts the kernel's drained stages hold the weights of (its traits').
+template <typename T, int kHeadDim, int kRows, int kMaxSplits>
 __device__ __forceinline__ void combine_splits_if_last(unsigned char* smem, const DecodeParams& p,
                                                        T* o, int64_t unit, int valid_rows) {
-  using Smem = DecodeCombineSmem<kHeadDim>;
+  using Smem = DecodeCombineLayout<kHeadDim>;
   constexpr int D = kHeadDim;
   const int tid = static_cast<int>(threadIdx.x);
-  float* const s_weight = Smem::template at<float>(smem, Smem::kWeight);
-  int* const s_last = Smem::template at<int>(smem, Smem::kLast);
+  float* const s_weight = combine_at<float>(smem, Smem::kWeight);
+  int* const s_last = combine_at<int>(smem, Smem::last(kMaxSplits));
   __threadfence();  // the part is visible before the arrival that announces it
   __syncthreads();
   if (tid == 0) {

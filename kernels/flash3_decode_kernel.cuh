@@ -43,8 +43,6 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
                 "whole cp.async passes");
   static_assert(kRowsPerPass % 8 == 0, "a thread's swizzle phase stays the same between passes");
   static_assert(kDecodeBlockN == 16 * kDecodeWarps, "each warp owns 16 keys of a block");
-  static_assert(DecodeCombineSmem<kHeadDim>::kBytes <= Traits::kStages * Traits::kStageBytes,
-                "the combine fits in the drained stages");
 
   extern __shared__ __align__(128) unsigned char smem[];
 
@@ -271,12 +269,14 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
   T* const o = static_cast<T*>(p.o) + first_row * D;
   const int64_t part = unit * p.splits + split;  // this CTA's slot among the unit's parts
   merge_warp_parts<T, kHeadDim, kRows>(combine, p, o, part, valid_rows);
-  if (p.splits > 1) combine_splits_if_last<T, kHeadDim, kRows>(combine, p, o, unit, valid_rows);
+  if (p.splits > 1)
+    combine_splits_if_last<T, kHeadDim, kRows, Traits::kMaxSplits>(combine, p, o, unit, valid_rows);
 }
 
 // Launches the kernel of `kHeadDim` for f's dtype and packed rows (one m16 tile or two), planned
-// for the current device; cudaErrorInvalidValue where the workspace is short of the plan's or the
-// pages are of a size the kernel cannot read.
+// for the current device; cudaErrorInvalidValue where the workspace is short of the plan's, the
+// pages are of a size the kernel cannot read, or the plan splits into more parts than the chosen
+// kernel's combine holds.
 template <int kHeadDim>
 cudaError_t launch_flash3_decode_hdim(const FusedForward& f, const DecodePlan& plan) {
   DecodeParams p{};
@@ -314,6 +314,8 @@ cudaError_t launch_flash3_decode_hdim(const FusedForward& f, const DecodePlan& p
       constexpr int kMTiles = decltype(tiles)::value;
       constexpr int kCtasPerSm = decltype(ctas)::value;
       constexpr int kSmemBytes = DecodeTraits<kHeadDim, kCtasPerSm>::kSmemBytes;
+      if (plan.splits > DecodeTraits<kHeadDim, kCtasPerSm>::kMaxSplits)
+        return cudaErrorInvalidValue;
       auto* const kernel = flash3_decode_kernel<T, kHeadDim, kMTiles, kCtasPerSm>;
       static const cudaError_t attr =
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);

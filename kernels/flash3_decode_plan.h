@@ -31,34 +31,30 @@ inline constexpr int kDecodeThreads = 32 * kDecodeWarps;
 inline constexpr int kDecodeMaxRows = 32;  // packed query rows of one CTA: two m16 tiles
 
 // A split keeps at least this many key blocks (its prologue and its combine against its loads),
-// and a sequence splits at most this many ways (the combine reads every split's part; 64 let its
-// weights fit D64's three drained stages, and 4 CTAs on 132 SMs never need more than 66).
+// and a sequence splits at most this many ways (the combine reads every split's part).
 inline constexpr int kDecodeMinSplitBlocks = 4;
-inline constexpr int kDecodeMaxSplits = 64;
+inline constexpr int kDecodeMaxSplits = 128;
 // A split that puts a second CTA on an SM pays its prologue, Q load and part write again for the
 // same SM's share of HBM: worth it only when long (H100, B1 H32/8 Skv32768 D64: 31 splits of
 // 16-17 blocks, two CTAs on most SMs, 0.0434 ms; 16 of 32 blocks, one an SM, 0.0394).
 inline constexpr int kDecodeMinStackedSplitBlocks = 32;
 
-// The CTAs an SM a decode launch holds, by head dim and packed rows (16: one m16 tile, 32: two).
-// Decode is memory-bound, so the choice is bytes in flight. `wide` is the most CTAs the registers
-// allow where a plan has CTAs to share the SMs: D64 one tile 4 (111 registers; cuDNN's decode
-// kernel holds 4 an SM too, and at B64 H8 runs every (batch, head) in one resident wave), two tiles
-// 3 (156), D128 2. `deep` is fewer CTAs with more stages each, for a plan of one CTA an SM or fewer
-// (D64: 3 CTAs' 4 stages; H100, B1 H32/8 Skv32768, 16 splits, one CTA on 128 SMs: 0.0388 ms at 4
-// stages, 0.0408 at 3). `fill`: the CTAs that keep one SM's share of HBM busy, about 64 KB in
-// flight (D128 one, two stages ahead of 32 KB; D64 two). Measured on the H100: B16 H32/8 Skv32768
-// runs best at one CTA an SM at D128 (0.701 ms; two 0.712) and at two or three at D64 (0.370; one
-// 0.377).
-struct DecodeSlots {
-  int wide;
-  int deep;
-  int fill;
+// Shared memory after a decode CTA's main loop, laid over its drained K/V stages
+// (flash3_decode_combine.cuh): each warp's part of O and its rows' max and sum, the rows' factors
+// and log-sum-exp, then one weight a split part and row for the split combine, and a flag.
+template <int kHeadDim>
+struct DecodeCombineLayout {
+  static constexpr int kORowFloats = kHeadDim + 4;  // 4 floats of padding against bank conflicts
+  static constexpr int kO = 0;                      // [warp][row][kORowFloats] fp32
+  static constexpr int kStats = kO + kDecodeWarps * kDecodeMaxRows * kORowFloats * 4;  // max, sum
+  static constexpr int kFactor = kStats + kDecodeWarps * kDecodeMaxRows * 8;  // [warp][row]
+  static constexpr int kLse = kFactor + kDecodeWarps * kDecodeMaxRows * 4;    // [row]
+  static constexpr int kWeight = kLse + kDecodeMaxRows * 4;                   // [split][row]
+  __host__ __device__ static constexpr int last(int max_splits) {
+    return kWeight + max_splits * kDecodeMaxRows * 4;
+  }
+  __host__ __device__ static constexpr int bytes(int max_splits) { return last(max_splits) + 16; }
 };
-inline constexpr DecodeSlots decode_slots(int64_t head_dim, int rows) {
-  if (head_dim == 64) return rows <= 16 ? DecodeSlots{4, 3, 2} : DecodeSlots{3, 3, 2};
-  return {2, 2, 1};
-}
 
 // A decode kernel's shared memory at kCtasPerSm CTAs an SM: Q, then as many K/V stages as fit
 // the SM's 228 KB (1 KB of each CTA's is the system's), 4 at most (D64 at 6 stages and 2 CTAs was
@@ -73,9 +69,44 @@ struct DecodeTraits {
   static constexpr int kStages =
       std::min(4, (228 * 1024 / kCtasPerSm - 1024 - kQBytes) / kStageBytes);
   static constexpr int kSmemBytes = kQBytes + kStages * kStageBytes;
+  // The most split parts its combine merges: a power of two whose weights fit the drained stages
+  // (D64 at 4 CTAs an SM: 64; the others kDecodeMaxSplits).
+  static constexpr int kMaxSplits = [] {
+    int splits = kDecodeMaxSplits;
+    while (DecodeCombineLayout<kHeadDim>::bytes(splits) > kStages * kStageBytes) splits /= 2;
+    return splits;
+  }();
   static_assert(kHeadDim % 64 == 0, "swizzled rows of whole 128-byte lines");
   static_assert(kStages >= 3, "two blocks in flight while one is read");
+  static_assert(kMaxSplits >= 2, "the combine fits the drained stages");
 };
+
+// The CTAs an SM a decode launch holds, by head dim and packed rows (16: one m16 tile, 32: two).
+// Decode is memory-bound, so the choice is bytes in flight. `wide` is the most CTAs the registers
+// allow where a plan has CTAs to share the SMs: D64 one tile 4 (111 registers; cuDNN's decode
+// kernel holds 4 an SM too, and at B64 H8 runs every (batch, head) in one resident wave), two tiles
+// 3 (156), D128 2. `deep` is fewer CTAs with more stages each, for a plan of one CTA an SM or fewer
+// (D64: 3 CTAs' 4 stages; H100, B1 H32/8 Skv32768, 16 splits, one CTA on 128 SMs: 0.0388 ms at 4
+// stages, 0.0408 at 3). `fill`: the CTAs that keep one SM's share of HBM busy, about 64 KB in
+// flight (D128 one, two stages ahead of 32 KB; D64 two). Measured on the H100: B16 H32/8 Skv32768
+// runs best at one CTA an SM at D128 (0.701 ms; two 0.712) and at two or three at D64 (0.370; one
+// 0.377). `wide_max_splits`: the wide kernel's combine holds that many parts; a plan of more runs
+// deep (whose combine holds kDecodeMaxSplits).
+struct DecodeSlots {
+  int wide;
+  int deep;
+  int fill;
+  int wide_max_splits;
+};
+inline constexpr DecodeSlots decode_slots(int64_t head_dim, int rows) {
+  if (head_dim == 64)
+    return rows <= 16 ? DecodeSlots{4, 3, 2, DecodeTraits<64, 4>::kMaxSplits}
+                      : DecodeSlots{3, 3, 2, DecodeTraits<64, 3>::kMaxSplits};
+  return {2, 2, 1, DecodeTraits<128, 2>::kMaxSplits};
+}
+static_assert(DecodeTraits<64, 3>::kMaxSplits == kDecodeMaxSplits &&
+                  DecodeTraits<128, 2>::kMaxSplits == kDecodeMaxSplits,
+              "the deep kernels combine as many parts as a plan splits into");
 
 // Rows of one (batch, K/V head): its group's query heads times Sq, contiguous in Q and O
 // ([B, Hq, Sq, D], a group's heads adjacent), cut into CTAs of 16 or 32 rows.
@@ -149,7 +180,8 @@ struct DecodePlan {
   int splits;            // CTAs along the keys; 1: no split, no combine
   int blocks_per_split;  // the last split may hold fewer
   int64_t units;         // (batch, K/V head, row block): CTAs of one split
-  int ctas_per_sm;       // the kernel's (decode_slots): wide, or deep where no SM gets two
+  int ctas_per_sm;       // the kernel's (decode_slots): wide, or deep where no SM gets two or
+                         // the wide kernel's combine holds fewer parts than `splits`
 };
 
 // `paged`: K and V read through a block table. Its per-row lookups (pages of 16 or 32 tokens)
@@ -168,7 +200,8 @@ inline DecodePlan plan_decode(const AttentionShape& s, int sms, bool paged = fal
   const int splits = decode_splits(p.units, p.n_blocks, sms, slots.wide, ctas_to_fill);
   p.blocks_per_split = (p.n_blocks + splits - 1) / splits;
   p.splits = (p.n_blocks + p.blocks_per_split - 1) / p.blocks_per_split;  // none empty
-  p.ctas_per_sm = p.units * p.splits <= sms ? slots.deep : slots.wide;
+  const bool one_each = p.units * p.splits <= sms;
+  p.ctas_per_sm = one_each || p.splits > slots.wide_max_splits ? slots.deep : slots.wide;
   return p;
 }
 

@@ -68,6 +68,39 @@ TEST(Flash3DecodePlan, HeadDim64HoldsFourOneTileCtasAnSmAndThreeOfTwoTiles) {
   EXPECT_EQ((DecodeTraits<64, 4>::kStages), 3);
   EXPECT_EQ((DecodeTraits<64, 3>::kStages), 4);
   EXPECT_EQ((DecodeTraits<128, 2>::kStages), 3);
+  // Split parts the combine holds in the drained stages: D64's three stages hold 64.
+  EXPECT_EQ((DecodeTraits<64, 4>::kMaxSplits), 64);
+  EXPECT_EQ(decode_slots(64, 16).wide_max_splits, 64);
+  EXPECT_EQ((DecodeTraits<64, 3>::kMaxSplits), kDecodeMaxSplits);
+  EXPECT_EQ((DecodeTraits<128, 2>::kMaxSplits), kDecodeMaxSplits);
+}
+
+// One K/V head at B1 (multi-query attention) splits 128 ways, one CTA on 128 SMs, on the deep
+// ring, whose combine holds every part; no plan hands a kernel more parts than its combine holds.
+TEST(Flash3DecodePlan, EveryPlanFitsItsKernelsCombine) {
+  for (const int64_t head_dim : {64, 128}) {
+    AttentionShape mqa = decode(1, 8, 1, 1, 131072);
+    mqa.head_dim = head_dim;
+    const DecodePlan p = plan_decode(mqa, kH200Sms);
+    EXPECT_EQ(p.splits, kDecodeMaxSplits);
+    EXPECT_EQ(p.ctas_per_sm, decode_slots(head_dim, 16).deep);
+  }
+  for (const int64_t head_dim : {64, 128})
+    for (const int64_t batch : {1, 2, 3, 16, 64})
+      for (const int64_t kv_heads : {1, 2, 8})
+        for (const int64_t heads : {kv_heads, 4 * kv_heads, 8 * kv_heads})
+          for (const int64_t seq_q : {1, 4, 16})
+            for (const int64_t seq_kv : {1000, 4097, 32768, 131072})
+              for (const bool paged : {false, true}) {
+                AttentionShape s = decode(batch, heads, kv_heads, seq_q, seq_kv);
+                s.head_dim = head_dim;
+                const DecodePlan p = plan_decode(s, kH200Sms, paged);
+                const DecodeSlots slots = decode_slots(head_dim, p.rows);
+                const int holds =
+                    p.ctas_per_sm == slots.wide ? slots.wide_max_splits : kDecodeMaxSplits;
+                ASSERT_LE(p.splits, holds) << batch << " " << heads << "/" << kv_heads << " "
+                                           << seq_q << " " << seq_kv << " D" << head_dim;
+              }
 }
 
 // The deeper ring where no SM gets a second CTA, the wider residency where they do.
