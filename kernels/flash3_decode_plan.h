@@ -98,15 +98,17 @@ struct DecodeSlots {
   int fill;
   int wide_max_splits;
 };
+template <int kHeadDim, int kWide, int kDeep, int kFill>
+constexpr DecodeSlots decode_slots_of() {
+  static_assert(DecodeTraits<kHeadDim, kDeep>::kMaxSplits == kDecodeMaxSplits,
+                "the deep kernel combines as many parts as a plan splits into");
+  return {kWide, kDeep, kFill, DecodeTraits<kHeadDim, kWide>::kMaxSplits};
+}
 inline constexpr DecodeSlots decode_slots(int64_t head_dim, int rows) {
   if (head_dim == 64)
-    return rows <= 16 ? DecodeSlots{4, 3, 2, DecodeTraits<64, 4>::kMaxSplits}
-                      : DecodeSlots{3, 3, 2, DecodeTraits<64, 3>::kMaxSplits};
-  return {2, 2, 1, DecodeTraits<128, 2>::kMaxSplits};
+    return rows <= 16 ? decode_slots_of<64, 4, 3, 2>() : decode_slots_of<64, 3, 3, 2>();
+  return decode_slots_of<128, 2, 2, 1>();
 }
-static_assert(DecodeTraits<64, 3>::kMaxSplits == kDecodeMaxSplits &&
-                  DecodeTraits<128, 2>::kMaxSplits == kDecodeMaxSplits,
-              "the deep kernels combine as many parts as a plan splits into");
 
 // Rows of one (batch, K/V head): its group's query heads times Sq, contiguous in Q and O
 // ([B, Hq, Sq, D], a group's heads adjacent), cut into CTAs of 16 or 32 rows.
