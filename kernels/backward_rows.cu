@@ -7,16 +7,15 @@
 namespace sdpa {
 namespace {
 
-using device::from_float;
 using device::Pack;
 using device::to_float;
 
 constexpr int kRowPassBlock = 256;
 
-// A row is kHeadDim / 8 adjacent lanes, each reading 8 elements (16 bytes) of dO and of O and
-// zeroing 8 floats of the accumulator (D floats a padded row, whatever order its user keeps); a
-// warp takes 256 / kHeadDim rows. Every lane of a warp reaches the shuffles, past the last row too,
-// so that their full mask holds.
+// A row (of the accumulator's, the longest) is kHeadDim / 8 adjacent lanes, each reading 8
+// elements (16 bytes) of dO and of O and zeroing 8 floats of the accumulator (D floats a padded
+// row, whatever order its user keeps); a warp takes 256 / kHeadDim rows. Every lane of a warp
+// reaches the shuffles, past the last row too, so that their full mask holds.
 template <typename T, int kHeadDim>
 __global__ void __launch_bounds__(kRowPassBlock)
     backward_rows_kernel(const T* d_out, const T* o, const float* lse, BackwardRows out,
@@ -28,8 +27,8 @@ __global__ void __launch_bounds__(kRowPassBlock)
   const int64_t thread = device::global_thread_index();
   const int64_t row = thread / kLanes;
   const int part = static_cast<int>(thread % kLanes);
-  const int64_t head = row / out.stat_rows;
-  const int m = static_cast<int>(row % out.stat_rows);
+  const int64_t head = row / out.dq_rows;
+  const int m = static_cast<int>(row % out.dq_rows);
   const bool real = row < padded_rows && m < seq_q;
   const int64_t src = head * seq_q + m;
   float acc = 0.f;
@@ -48,24 +47,10 @@ __global__ void __launch_bounds__(kRowPassBlock)
 #pragma unroll
   for (int offset = kLanes / 2; offset > 0; offset /= 2)
     acc += __shfl_xor_sync(0xffffffffu, acc, offset);
-  if (part != 0 || row >= padded_rows) return;
-  out.delta[row] = real ? acc : 0.f;
-  if (out.lse != nullptr) out.lse[row] = real ? lse[src] : INFINITY;
-}
-
-// 8 elements a thread: two 16-byte loads of the accumulator, one 16-byte store.
-template <typename T>
-__global__ void backward_convert_dq_kernel(const float* dq_accum, T* dq, int64_t packs, float scale) {
-  using P = Pack<T>;
-  for (int64_t i = device::global_thread_index(); i < packs; i += device::grid_stride()) {
-    const float4 lo = reinterpret_cast<const float4*>(dq_accum)[2 * i];
-    const float4 hi = reinterpret_cast<const float4*>(dq_accum)[2 * i + 1];
-    const float f[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    P p;
-#pragma unroll
-    for (int k = 0; k < P::size; ++k) p.v[k] = from_float<T>(f[k] * scale);
-    reinterpret_cast<P*>(dq)[i] = p;
-  }
+  if (part != 0 || row >= padded_rows || m >= out.stat_rows) return;
+  const int64_t stat = head * out.stat_rows + m;
+  out.delta[stat] = real ? acc : 0.f;
+  if (out.lse != nullptr) out.lse[stat] = real ? lse[src] : INFINITY;
 }
 
 using BackwardRowHeadDims = IntList<64, 128>;
@@ -74,7 +59,8 @@ using BackwardRowHeadDims = IntList<64, 128>;
 
 cudaError_t launch_backward_rows(const FusedBackward& b, const BackwardRows& rows) {
   const AttentionShape& s = b.shape;
-  const int64_t padded_rows = s.batch * s.heads * rows.stat_rows;
+  if (rows.stat_rows < s.seq_q || rows.dq_rows < rows.stat_rows) return cudaErrorInvalidValue;
+  const int64_t padded_rows = s.batch * s.heads * rows.dq_rows;
   return dispatch_dtype(b.dtype, [&](auto type) {
     using T = typename decltype(type)::type;
     return dispatch_int(BackwardRowHeadDims{}, s.head_dim, cudaErrorInvalidValue, [&](auto d) {
@@ -87,18 +73,6 @@ cudaError_t launch_backward_rows(const FusedBackward& b, const BackwardRows& row
                                            static_cast<int>(s.seq_q));
       return cudaGetLastError();
     });
-  });
-}
-
-cudaError_t launch_backward_convert_dq(const FusedBackward& b, const float* dq_accum) {
-  const AttentionShape& s = b.shape;
-  if (s.head_dim % 8 != 0) return cudaErrorInvalidValue;
-  const int64_t packs = s.batch * s.heads * s.seq_q * s.head_dim / 8;
-  return dispatch_dtype(b.dtype, [&](auto type) {
-    using T = typename decltype(type)::type;
-    backward_convert_dq_kernel<T><<<elementwise_grid(packs), kElementwiseBlock, 0, b.stream>>>(
-        dq_accum, static_cast<T*>(b.dq), packs, s.scale);
-    return cudaGetLastError();
   });
 }
 

@@ -1,6 +1,6 @@
-// The small kernels around a fused backward's main kernel, shared by flash and flash3: the row
-// pass before it and the dQ conversion after it. Both move 16 bytes a lane: they are
-// bandwidth-bound and, with 2- and 4-byte accesses, ran 10-25% behind cuDNN's (kernel-notes).
+// The row pass before a fused backward's main kernel, shared by flash and flash3 (their dQ
+// conversions: dq_tile_convert.cuh). It moves 16 bytes a lane: it is bandwidth-bound and, with 2-
+// and 4-byte accesses, ran 10-25% behind cuDNN's (kernel-notes).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -11,15 +11,16 @@
 
 namespace sdpa {
 
-// Where the row pass writes, all in b.workspace. Rows are [B * Hq, stat_rows]; rows past seq_q
-// (stat_rows > seq_q pads each head) get LSE = +inf and delta = 0, so that a main kernel's P and
-// dS are 0 there.
+// Where the row pass writes, all in b.workspace. LSE and delta are [B * Hq, stat_rows], the
+// accumulator [B * Hq, dq_rows, D] (dq_rows >= stat_rows >= seq_q). Rows past seq_q get LSE = +inf
+// and delta = 0, so that a main kernel's P and dS are 0 there.
 struct BackwardRows {
   float* lse;       // the forward's LSE copied into the padded rows; null: not copied
   float* delta;     // rowsum(dO * O)
-  float* dq_accum;  // [B * Hq, stat_rows, D] fp32, zeroed; 16-byte aligned. flash keeps it in
-                    // this order (stat_rows = seq_q), flash3 as 64-row tiles (Flash3DqTile)
+  float* dq_accum;  // fp32, zeroed; 16-byte aligned. Both backwards keep it as 64-row tiles
+                    // (dq_tile_convert.cuh)
   int64_t stat_rows;
+  int64_t dq_rows;
 };
 
 // The fp32 dQ accumulator's offset in the workspace (fused_backward_workspace_floats): past two
@@ -31,8 +32,5 @@ inline int64_t fused_backward_dq_offset(const AttentionShape& s) {
 // delta = rowsum(dO * O) in fp32, the LSE copied (where rows.lse is set) and dQ's accumulator
 // zeroed. cudaErrorInvalidValue for a head dim other than 64 and 128.
 cudaError_t launch_backward_rows(const FusedBackward& b, const BackwardRows& rows);
-
-// dQ = scale * dq_accum in b's dtype, into b.dq: the accumulator [B, Hq, Sq, D], as flash keeps it.
-cudaError_t launch_backward_convert_dq(const FusedBackward& b, const float* dq_accum);
 
 }  // namespace sdpa

@@ -1,6 +1,7 @@
 #include "backward_rows.h"
 #include "device_math.cuh"
 #include "dispatch.cuh"
+#include "dq_tile_convert.cuh"
 #include "flash3_bwd.h"
 #include "flash3_bwd_traits.cuh"
 #include "flash3_traits.cuh"
@@ -9,24 +10,15 @@
 namespace sdpa {
 namespace {
 
-// dQ = scale * the accumulator's tiles (Flash3DqTile) in the dtype, rows past seq_q left out. A
-// thread takes one 16-byte piece, read coalesced, and writes its two rows' column pairs. Not named
-// flash*: the profile would count it as the fused kernel (categorize_kernel).
+// dQ = scale * the accumulator's tiles (Flash3DqTile) in the dtype, a thread a 16-byte piece
+// (dq_tile_convert.cuh). Not named flash*: the profile would count it as the fused kernel
+// (categorize_kernel).
 template <typename T, int kHeadDim>
 __global__ void backward_convert_dq_tiles_kernel(const float* dq_accum, T* dq, int64_t pieces,
                                                  int m_blocks, int seq_q, float scale) {
-  using Tile = flash3::Flash3DqTile<kHeadDim>;
-  for (int64_t i = device::global_thread_index(); i < pieces; i += device::grid_stride()) {
-    const int64_t tile = i / Tile::kPieces;
-    const int piece = static_cast<int>(i % Tile::kPieces);
-    const int64_t head = tile / m_blocks;
-    const int row = static_cast<int>(tile % m_blocks) * Tile::kRows + Tile::row(piece);
-    const float4 v = reinterpret_cast<const float4*>(dq_accum)[i];
-    uint32_t* const out =
-        reinterpret_cast<uint32_t*>(dq + (head * seq_q + row) * kHeadDim + Tile::col(piece));
-    if (row < seq_q) out[0] = sm80::pack2<T>(v.x * scale, v.y * scale);
-    if (row + 8 < seq_q) out[8 * kHeadDim / 2] = sm80::pack2<T>(v.z * scale, v.w * scale);
-  }
+  for (int64_t i = device::global_thread_index(); i < pieces; i += device::grid_stride())
+    convert_dq_tile_piece<T, flash3::Flash3DqTile<kHeadDim>, kHeadDim>(dq_accum, dq, i, m_blocks,
+                                                                        seq_q, scale);
 }
 
 cudaError_t launch_flash3_convert_dq(const FusedBackward& b, const BackwardRows& rows) {
@@ -59,7 +51,8 @@ cudaError_t launch_flash3_backward(const FusedBackward& b) {
   const BackwardRows rows{.lse = b.workspace,
                           .delta = b.workspace + padded_rows,
                           .dq_accum = b.workspace + fused_backward_dq_offset(s),
-                          .stat_rows = stat_rows};
+                          .stat_rows = stat_rows,
+                          .dq_rows = stat_rows};
   if (const cudaError_t err = launch_backward_rows(b, rows); err != cudaSuccess) return err;
   const cudaError_t main = dispatch_int(
       flash3::Flash3HeadDims{}, s.head_dim, cudaErrorInvalidValue,

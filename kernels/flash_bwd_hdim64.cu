@@ -1,6 +1,9 @@
-// The flash backward's main kernel at head dim 64, in a translation unit of its own so the head
-// dims compile in parallel.
+// The flash backward's main kernel and dQ conversion at head dim 64, in a translation unit of its
+// own so the head dims compile in parallel.
 #include "flash_bwd_kernel.cuh"
 
-template cudaError_t sdpa::flash::launch_flash_backward_main<64>(const sdpa::FusedBackward&, const float*, float*);
+template cudaError_t sdpa::flash::launch_flash_backward_main<64>(const sdpa::FusedBackward&,
+                                                                  const sdpa::BackwardRows&);
+template cudaError_t sdpa::flash::launch_flash_convert_dq<64>(const sdpa::FusedBackward&,
+                                                               const sdpa::BackwardRows&);
 template int sdpa::flash::backward_main_smem_bytes<64>();

@@ -4,7 +4,7 @@
 // loaded by cp.async one step ahead (two stages). A step computes S = Q K^T and dP = dO V^T, then
 // P and dS = P * (dP - delta), writes both to shared memory, and from there dV += P^T dO and
 // dK += dS^T Q (each warp a slice of keys by a slice of the head dim, in registers over all steps)
-// and dQ = dS K, added to an fp32 accumulator with atomics.
+// and dQ = dS K, added to an fp32 accumulator (FlashDqTile's order) with atomics.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -15,7 +15,10 @@
 #include <cstdint>
 
 #include "attention_shape.h"
+#include "backward_rows.h"
+#include "device_math.cuh"
 #include "dispatch.cuh"
+#include "dq_tile_convert.cuh"
 #include "flash_bwd.h"
 #include "mma_sm80.cuh"
 
@@ -60,9 +63,6 @@ struct FlashBwdTraits {
   static constexpr int kDqWarpsM = kBlockM / flash_bwd_dq_rows(kHeadDim);
   static constexpr int kDqRows = kBlockM / kDqWarpsM;               // a warp's queries of dQ
   static constexpr int kDqDims = kHeadDim / (kNWarps / kDqWarpsM);  // ... and columns
-  // dQ's atomics address a step's rows from one base (D64); at D128 that base, held through the
-  // atomics, spills, so each row's address is made on its own there.
-  static constexpr bool kDqOneAddress = kHeadDim == 64;
 
   static constexpr int kRowBytes = kHeadDim * 2;
   static constexpr int kScoreRowBytes = kBlockN * 2;  // a row of P or dS
@@ -87,6 +87,8 @@ struct FlashBwdTraits {
   static_assert(kKvKeys % 16 == 0 && kKvDims % 16 == 0, "dK, dV tiles: whole m16 and x4 B loads");
   static_assert(kNWarps % kDqWarpsM == 0 && kDqRows % 16 == 0 && kDqDims % 16 == 0,
                 "dQ tiles: whole m16 and x4 B loads");
+  static_assert(kBlockM % kDqTileRows == 0 && kDqTileRows % kDqRows == 0,
+                "a warp's dQ rows lie in one accumulator tile");
   static_assert(kRowsPerPass % 8 == 0, "a thread's swizzle phase must not change between passes");
   static_assert(kBlockN % kRowsPerPass == 0 && kBlockM % kRowsPerPass == 0,
                 "whole cp.async passes");
@@ -112,6 +114,41 @@ struct FlashBwdConfig<128> {
   using Traits = FlashBwdTraits<128, 128, 64, true>;
 };
 
+// dQ's accumulator, [B * Hq, 64-row query blocks] of tiles (dq_tile_convert.cuh) in the order the
+// dQ GEMM's warps hold them: warp slot s of a tile (its rows' place among the tile's warps,
+// row-warps first) owns pieces s * kWarpPieces + (mt * kDqNTiles + nt) * 32 + lane, lane's
+// accumulators [mt][nt][0..3]. A warp's 16-byte atomics then cover 512 bytes side by side: four
+// 128-byte lines an instruction, where rows of D floats took eight lines for every 256 bytes and
+// so 4x the L1 requests of FA2's atomics (one line for 128 bytes; ncu, D64), with the
+// ldmatrix and reduction stalls that came with them (docs/kernel-notes.md).
+template <typename Traits>
+struct FlashDqTile {
+  static constexpr int kRows = kDqTileRows;
+  static constexpr int kPieces = kRows * Traits::kHeadDim / 4;
+  static constexpr int kRowWarps = kRows / Traits::kDqRows;  // warps along a tile's rows
+  static constexpr int kDqNTiles = Traits::kDqDims / 8;
+  static constexpr int kWarpPieces = Traits::kDqRows / 16 * kDqNTiles * 32;
+  static_assert(kPieces == kWarpPieces * kRowWarps * (Traits::kHeadDim / Traits::kDqDims));
+
+  // The tile of a step (0 or 1 at 128-row steps) and the slot in it of warp `warp`.
+  __device__ __forceinline__ static int tile_of(int warp) {
+    return (warp % Traits::kDqWarpsM) / kRowWarps;
+  }
+  __device__ __forceinline__ static int slot_of(int warp) {
+    return (warp % Traits::kDqWarpsM) % kRowWarps + kRowWarps * (warp / Traits::kDqWarpsM);
+  }
+  __device__ __forceinline__ static int row(int piece) {
+    const int rest = piece % kWarpPieces;
+    return (piece / kWarpPieces) % kRowWarps * Traits::kDqRows + rest / 32 / kDqNTiles * 16 +
+           rest % 32 / 4;
+  }
+  __device__ __forceinline__ static int col(int piece) {
+    const int rest = piece % kWarpPieces;
+    return (piece / kWarpPieces) / kRowWarps * Traits::kDqDims + rest / 32 % kDqNTiles * 8 +
+           2 * (rest % 4);
+  }
+};
+
 // Arguments of the main kernel.
 template <typename T>
 struct FlashBwdArgs {
@@ -122,7 +159,8 @@ struct FlashBwdArgs {
   const T* d_out;
   const float* lse;    // [B, Hq, Sq], exp2 units (the forward's)
   const float* delta;  // [B, Hq, Sq], rowsum(dO * O)
-  float* dq_accum;     // [B, Hq, Sq, D], zeroed; gets dS K (unscaled)
+  float* dq_accum;     // [B * Hq, dq_tile_padded_rows(Sq) / 64] tiles in FlashDqTile's order,
+                       // zeroed; gets dS K (unscaled)
   T* dk;               // [B, Hkv, Skv, D]
   T* dv;
 };
@@ -176,9 +214,13 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
   const int steps_per_head = max((seq_q + kBlockM - 1) / kBlockM - m_first, 0);
   const int n_steps = group * steps_per_head;
   auto step_m0 = [&](int step) { return (m_first + step % steps_per_head) * kBlockM; };
-  auto step_row0 = [&](int step) {  // the step's first query row in [B, Hq, Sq]
-    const int head = kv_head * group + step / steps_per_head;
-    return (static_cast<int64_t>(batch) * p.heads + head) * p.seq_q + step_m0(step);
+  auto step_head = [&](int step) {  // in [B * Hq]
+    return static_cast<int64_t>(batch) * p.heads + kv_head * group + step / steps_per_head;
+  };
+  // The step's first query row in [B, Hq, Sq] and in the accumulator's padded rows.
+  auto step_row0 = [&](int step) { return step_head(step) * p.seq_q + step_m0(step); };
+  auto step_dq_row0 = [&](int step) {
+    return step_head(step) * dq_tile_padded_rows(seq_q) + step_m0(step);
   };
 
   // cp.async: consecutive threads copy consecutive 16-byte chunks of a row.
@@ -273,15 +315,12 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc_dk[mt][nt][e] = acc_dv[mt][nt][e] = 0.f;
 
-#if __CUDA_ARCH__ >= 900
-  // float2 atomics need an 8-byte aligned accumulator: the row pass's is (backward_rows.h).
-  const bool dq_pairs = (reinterpret_cast<uintptr_t>(a.dq_accum) & 7) == 0;
-#endif
+  using DqTile = FlashDqTile<Traits>;
+  const bool dq_second_tile = DqTile::tile_of(warp) > 0;
 
   for (int step = 0; step < n_steps; ++step) {
     const int stage = step & 1;
     const int m0 = step_m0(step);
-    const int64_t row0 = step_row0(step);
     const uint32_t q_stage = stage * Traits::kQTileBytes;  // a multiple of 128: keeps the swizzle
 
     cp_async_wait<0>();  // this step's tiles (issued a step ago)
@@ -472,36 +511,27 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
         }
       }
     }
-    // Where kDqOneAddress, the thread's rows of the step lie at constant offsets from one address.
-    [[maybe_unused]] float* const dq_base =
-        a.dq_accum + row0 * D + ((dq_m0 + g) * D + dq_d0 + 2 * t);
-    [[maybe_unused]] const int dq_rows_left = seq_q - m0 - dq_m0 - g;
+    // Into the step's tiles (rows past Sq add zeros: their P is 0), unless the warp's tile is
+    // past Sq and not allocated (a 128-row step's second tile, at the end of a head).
+    if (dq_second_tile && m0 + kDqTileRows >= seq_q) continue;
+    // The thread's first piece of the step's dQ tiles (16-byte aligned: the accumulator is,
+    // backward_rows.h).
+    float* const dq_piece =
+        a.dq_accum + step_dq_row0(step) * D +
+        (DqTile::tile_of(warp) * DqTile::kPieces + DqTile::slot_of(warp) * DqTile::kWarpPieces +
+         static_cast<int>(threadIdx.x % 32)) * 4;
 #pragma unroll
     for (int mt = 0; mt < kDqMTiles; ++mt)
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        float* dq_row;
-        if constexpr (Traits::kDqOneAddress) {
-          const int row = mt * 16 + half * 8;
-          if (row >= dq_rows_left) continue;
-          dq_row = dq_base + row * D;
-        } else {
-          const int row = dq_m0 + mt * 16 + g + half * 8;
-          if (m0 + row >= seq_q) continue;
-          dq_row = a.dq_accum + (row0 + row) * D + dq_d0 + 2 * t;
-        }
-#pragma unroll
-        for (int nt = 0; nt < kDqNTiles; ++nt) {
+      for (int nt = 0; nt < kDqNTiles; ++nt) {
+        float* const piece = dq_piece + (mt * kDqNTiles + nt) * 32 * 4;
+        const float(&v)[4] = acc_dq[mt][nt];
 #if __CUDA_ARCH__ >= 900
-          if (dq_pairs) {
-            atomicAdd(reinterpret_cast<float2*>(dq_row + nt * 8),
-                      make_float2(acc_dq[mt][nt][2 * half], acc_dq[mt][nt][2 * half + 1]));
-            continue;
-          }
+        atomicAdd(reinterpret_cast<float4*>(piece), make_float4(v[0], v[1], v[2], v[3]));
+#else
+#pragma unroll
+        for (int e = 0; e < 4; ++e) atomicAdd(piece + e, v[e]);
 #endif
-          atomicAdd(dq_row + nt * 8, acc_dq[mt][nt][2 * half]);
-          atomicAdd(dq_row + nt * 8 + 1, acc_dq[mt][nt][2 * half + 1]);
-        }
       }
   }
 
@@ -529,8 +559,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, 1) flash_bwd_kernel(const F
 // The main kernel of configuration Traits on `b`'s dtype and causal flag: one CTA per key block
 // of each (batch, KV head).
 template <typename Traits>
-cudaError_t launch_flash_backward_traits(const FusedBackward& b, const float* delta,
-                                         float* dq_accum) {
+cudaError_t launch_flash_backward_traits(const FusedBackward& b, const BackwardRows& rows) {
   return dispatch_dtype(b.dtype, [&](auto type) {
     using T = typename decltype(type)::type;
     auto* const causal = flash_bwd_kernel<Traits, T, true>;
@@ -549,8 +578,8 @@ cudaError_t launch_flash_backward_traits(const FusedBackward& b, const float* de
                                static_cast<const T*>(b.v),
                                static_cast<const T*>(b.d_out),
                                b.lse,
-                               delta,
-                               dq_accum,
+                               rows.delta,
+                               rows.dq_accum,
                                static_cast<T*>(b.dk),
                                static_cast<T*>(b.dv)};
     const dim3 grid(static_cast<unsigned>((b.shape.seq_kv + Traits::kBlockN - 1) / Traits::kBlockN),
@@ -562,10 +591,34 @@ cudaError_t launch_flash_backward_traits(const FusedBackward& b, const float* de
 }
 
 template <int kHeadDim>
-cudaError_t launch_flash_backward_main(const FusedBackward& b, const float* delta,
-                                       float* dq_accum) {
-  return launch_flash_backward_traits<typename FlashBwdConfig<kHeadDim>::Traits>(b, delta,
-                                                                                 dq_accum);
+cudaError_t launch_flash_backward_main(const FusedBackward& b, const BackwardRows& rows) {
+  return launch_flash_backward_traits<typename FlashBwdConfig<kHeadDim>::Traits>(b, rows);
+}
+
+// dQ = scale * the accumulator's tiles (FlashDqTile) in the dtype, a thread a 16-byte piece. Not
+// named flash*: the profile would count it as the fused kernel (categorize_kernel).
+template <typename T, int kHeadDim>
+__global__ void backward_convert_dq_warp_tiles_kernel(const float* dq_accum, T* dq,
+                                                      int64_t pieces, int m_blocks, int seq_q,
+                                                      float scale) {
+  using Tile = FlashDqTile<typename FlashBwdConfig<kHeadDim>::Traits>;
+  for (int64_t i = device::global_thread_index(); i < pieces; i += device::grid_stride())
+    convert_dq_tile_piece<T, Tile, kHeadDim>(dq_accum, dq, i, m_blocks, seq_q, scale);
+}
+
+template <int kHeadDim>
+cudaError_t launch_flash_convert_dq(const FusedBackward& b, const BackwardRows& rows) {
+  const AttentionShape& s = b.shape;
+  const int64_t m_blocks = rows.dq_rows / kDqTileRows;
+  const int64_t pieces = s.batch * s.heads * m_blocks * (kDqTileRows * kHeadDim / 4);
+  return dispatch_dtype(b.dtype, [&](auto type) {
+    using T = typename decltype(type)::type;
+    backward_convert_dq_warp_tiles_kernel<T, kHeadDim>
+        <<<elementwise_grid(pieces), kElementwiseBlock, 0, b.stream>>>(
+            rows.dq_accum, static_cast<T*>(b.dq), pieces, static_cast<int>(m_blocks),
+            static_cast<int>(s.seq_q), s.scale);
+    return cudaGetLastError();
+  });
 }
 
 template <int kHeadDim>

@@ -65,9 +65,8 @@ TEST(KernelNames, FusedBackwardHelpersAreNotTheFusedKernel) {
        {"void sdpa::(anonymous namespace)::backward_rows_kernel<__nv_bfloat16, 64>(__nv_bfloat16 "
         "const*, "
         "__nv_bfloat16 const*, float const*, sdpa::BackwardRows, long, int)",
-        "void sdpa::(anonymous namespace)::backward_convert_dq_kernel<__nv_bfloat16>(float const*, "
-        "__nv_bfloat16*, "
-        "long, float)",
+        "void sdpa::flash::backward_convert_dq_warp_tiles_kernel<__nv_bfloat16, 64>(float const*, "
+        "__nv_bfloat16*, long, int, int, float)",
         "void sdpa::(anonymous namespace)::backward_convert_dq_tiles_kernel<__nv_bfloat16, "
         "128>(float const*, "
         "__nv_bfloat16*, long, int, int, float)"})
