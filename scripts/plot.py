@@ -40,14 +40,19 @@ def load(path):
     return data
 
 
+def pass_suffix(p):
+    """ " bwd" or " fwd+bwd" for a case of those passes; "" for the forward (and older files)."""
+    return "" if p.get("pass", "fwd") == "fwd" else f" {p['pass']}"
+
+
 def series_label(case, many_files, path):
     p = case["problem"]
-    label = f"{case['backend']} D{p['head_dim']} {p['dtype']}{'' if p['causal'] else ' non-causal'}"
+    label = f"{case['backend']} D{p['head_dim']} {p['dtype']}{'' if p['causal'] else ' non-causal'}{pass_suffix(p)}"
     return f"{label} ({os.path.basename(path)})" if many_files else label
 
 
 def shape_label(p):
-    return f"S{p['seq_q']} D{p['head_dim']}"
+    return f"S{p['seq_q']} D{p['head_dim']}{pass_suffix(p)}"
 
 
 def plot_tflops(results, out):
@@ -68,7 +73,7 @@ def plot_tflops(results, out):
     ax.set_xlabel("sequence length")
     ax.set_ylabel("TFLOP/s (visible pairs only)")
     device = results[0][1]["environment"].get("device") or {}
-    ax.set_title(f"Attention forward throughput on {device.get('name', 'unknown GPU')}")
+    ax.set_title(f"Attention throughput on {device.get('name', 'unknown GPU')}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
@@ -102,8 +107,8 @@ def plot_kernel_time(cases, out):
         ax.annotate(f"{total:.3g} ms", (x, 100), xytext=(0, 3), textcoords="offset points", ha="center", fontsize=7)
     ax.set_xticks(positions, labels)
     ax.set_ylim(0, 108)
-    ax.set_ylabel("share of kernel time per forward (%)")
-    ax.set_title("Where the time goes: kernel time per forward by category (total above each bar)")
+    ax.set_ylabel("share of kernel time per call (%)")
+    ax.set_title("Where the time goes: kernel time per call by category (total above each bar)")
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.tick_params(axis="x", labelsize=7)
     fig.tight_layout()
@@ -118,8 +123,8 @@ def plot_kernel_counts(cases, out):
     fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(cases)), 5))
     ax.bar(labels, kernels, label="kernels")
     ax.bar(labels, memcpys, bottom=kernels, label="memcpys")
-    ax.set_ylabel("per forward")
-    ax.set_title("Launches per forward")
+    ax.set_ylabel("per call (forward, backward or both: the bar's pass)")
+    ax.set_title("Launches per call")
     ax.legend()
     ax.tick_params(axis="x", labelsize=7)
     fig.tight_layout()

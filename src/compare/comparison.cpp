@@ -38,10 +38,11 @@ std::string structural_regression(const CaseResult& base, const CaseResult& next
   const double new_kernels = next.profile->kernels_per_forward();
   const double base_copies = base.profile->memcpys_per_forward();
   const double new_copies = next.profile->memcpys_per_forward();
+  const char* call = pass_call_name(next.problem.pass);
   if (new_copies > base_copies)
-    return fmt::format("memcpys per forward {:g} -> {:g}", base_copies, new_copies);
+    return fmt::format("memcpys per {} {:g} -> {:g}", call, base_copies, new_copies);
   if (new_kernels > base_kernels)
-    return fmt::format("kernels per forward {:g} -> {:g}{}", base_kernels, new_kernels,
+    return fmt::format("kernels per {} {:g} -> {:g}{}", call, base_kernels, new_kernels,
                        base_kernels == 1 ? " (no longer one fused kernel)" : "");
   return {};
 }
@@ -76,8 +77,10 @@ void compare_dram_bytes(const CaseResult& base, const CaseResult& next, double t
   if (!before || !after || *before <= 0) return;
   c.dram_bytes_change = *after / *before - 1.0;
   if (*c.dram_bytes_change <= threshold) return;
-  c.note += fmt::format("{}DRAM bytes per forward {:.3f} -> {:.3f} GB ({:+.1f}%): its kernels now move more data",
-                        c.note.empty() ? "" : "; ", *before / 1e9, *after / 1e9, 100 * *c.dram_bytes_change);
+  c.note += fmt::format(
+      "{}DRAM bytes per {} {:.3f} -> {:.3f} GB ({:+.1f}%): its kernels now move more data",
+      c.note.empty() ? "" : "; ", pass_call_name(next.problem.pass), *before / 1e9, *after / 1e9,
+      100 * *c.dram_bytes_change);
   if (!c.regression) c.kind = RegressionKind::dram_bytes;
   c.regression = true;
 }

@@ -121,6 +121,18 @@ const char* pass_name(AttentionPass pass) {
   return "fwd";
 }
 
+const char* pass_call_name(AttentionPass pass) {
+  switch (pass) {
+    case AttentionPass::forward:
+      return "forward";
+    case AttentionPass::backward:
+      return "backward";
+    case AttentionPass::forward_backward:
+      return "forward+backward";
+  }
+  return "forward";
+}
+
 bool parse_pass(const std::string& text, AttentionPass& out) {
   for (const AttentionPass pass :
        {AttentionPass::forward, AttentionPass::backward, AttentionPass::forward_backward}) {

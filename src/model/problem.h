@@ -76,6 +76,9 @@ std::string paged_kv_unsupported(std::string_view backend);
 const char* dtype_name(DType t);
 // "fwd", "bwd", "fwd+bwd"
 const char* pass_name(AttentionPass pass);
+// What one call of the pass is called in a report's text ("3 kernels per backward"): "forward",
+// "backward", "forward+backward".
+const char* pass_call_name(AttentionPass pass);
 // Parses a pass_name(); returns false on anything else.
 bool parse_pass(const std::string& text, AttentionPass& out);
 // "eager", "graph"

@@ -51,24 +51,28 @@ Selection select(const CaseProfile& p, Pred pred) {
   return s;
 }
 
-void hidden_copies(const CaseProfile& p, std::vector<Finding>& out) {
+void hidden_copies(const CaseProfile& p, const char* call, std::vector<Finding>& out) {
   for (const MemcpyProfile& m : p.memcpys)
     if (m.kind == "DtoD")
-      out.push_back({"hidden-memcpy",
-                     fmt::format("hidden device-to-device memcpy: {:g} per forward, {:.1f} MiB, {:.1f} us each "
-                                 "(an out-of-place op, such as masked_fill, copies its input first)",
-                                 m.per_forward, m.bytes_per_forward / m.per_forward / 1048576.0, m.mean_us)});
+      out.push_back(
+          {"hidden-memcpy",
+           fmt::format("hidden device-to-device memcpy: {:g} per {}, {:.1f} MiB, {:.1f} us each "
+                       "(an out-of-place op, such as masked_fill, copies its input first)",
+                       m.per_forward, call, m.bytes_per_forward / m.per_forward / 1048576.0,
+                       m.mean_us)});
 }
 
-void simt_gemms(const CaseProfile& p, double total_us, std::vector<Finding>& out) {
+void simt_gemms(const CaseProfile& p, double total_us, const char* call,
+                std::vector<Finding>& out) {
   const Selection s = select(p, [](const KernelProfile& k) { return k.category == KernelCategory::simt_gemm; });
   if (s.per_forward == 0) return;
-  out.push_back({"simt-gemm", fmt::format("fp32 SIMT GEMM: {:g} kernels per forward, {:.0f}% of kernel time, tensor "
-                                          "cores idle ({})",
-                                          s.per_forward, 100 * s.us / total_us, s.names)});
+  out.push_back({"simt-gemm",
+                 fmt::format("fp32 SIMT GEMM: {:g} kernels per {}, {:.0f}% of kernel time, tensor "
+                             "cores idle ({})",
+                             s.per_forward, call, 100 * s.us / total_us, s.names)});
 }
 
-void mask_every_call(const CaseProfile& p, std::vector<Finding>& out) {
+void mask_every_call(const CaseProfile& p, const char* call, std::vector<Finding>& out) {
   if (!std::any_of(p.kernels.begin(), p.kernels.end(),
                    [](const KernelProfile& k) { return name_has_any(k, {"tril", "triu"}); }))
     return;
@@ -77,11 +81,12 @@ void mask_every_call(const CaseProfile& p, std::vector<Finding>& out) {
     return name_has_any(k, {"fill_kernel<bool>", "fillfunctor<bool>", "tril", "triu", "logical_not", "where_scalar",
                             "causal_mask"});
   });
-  out.push_back({"mask-every-call", fmt::format("causal mask built on every call: {:g} kernels per forward, {:.1f} us ({})",
-                                                s.per_forward, s.us, s.names)});
+  out.push_back({"mask-every-call",
+                 fmt::format("causal mask built on every call: {:g} kernels per {}, {:.1f} us ({})",
+                             s.per_forward, call, s.us, s.names)});
 }
 
-void safe_softmax(const CaseProfile& p, std::vector<Finding>& out) {
+void safe_softmax(const CaseProfile& p, const char* call, std::vector<Finding>& out) {
   if (!std::any_of(p.kernels.begin(), p.kernels.end(),
                    [](const KernelProfile& k) { return k.category == KernelCategory::softmax; }))
     return;
@@ -89,9 +94,10 @@ void safe_softmax(const CaseProfile& p, std::vector<Finding>& out) {
     return name_has_any(k, {"equal", "isneginf", "all_rows", "where_rows"});
   });
   if (s.per_forward == 0) return;
-  out.push_back({"safe-softmax", fmt::format("safe softmax: {:g} extra kernels per forward beside the softmax "
-                                             "(eq -inf, all, where), {:.1f} us ({})",
-                                             s.per_forward, s.us, s.names)});
+  out.push_back(
+      {"safe-softmax", fmt::format("safe softmax: {:g} extra kernels per {} beside the softmax "
+                                   "(eq -inf, all, where), {:.1f} us ({})",
+                                   s.per_forward, call, s.us, s.names)});
 }
 
 void low_occupancy(const CaseProfile& p, double total_us, std::vector<Finding>& out) {
@@ -110,24 +116,27 @@ void low_occupancy(const CaseProfile& p, double total_us, std::vector<Finding>& 
   }
 }
 
-void fused_but_several(const CaseProfile& p, std::vector<Finding>& out) {
+void fused_but_several(const CaseProfile& p, const char* call, std::vector<Finding>& out) {
   const Selection fused = select(p, [](const KernelProfile& k) { return k.category == KernelCategory::fused_attention; });
   const double kernels = p.kernels_per_forward();
   if (fused.per_forward == 0 || kernels <= 1) return;
   const Selection others = select(p, [](const KernelProfile& k) { return k.category != KernelCategory::fused_attention; });
-  out.push_back({"fused-extra-kernels", fmt::format("fused backend launches {:g} kernels per forward, not 1: {:.1f} us "
-                                                    "outside the fused kernel ({})",
-                                                    kernels, others.us, others.names.empty() ? fused.names : others.names)});
+  out.push_back(
+      {"fused-extra-kernels",
+       fmt::format("fused backend launches {:g} kernels per {}, not 1: {:.1f} us "
+                   "outside the fused kernel ({})",
+                   kernels, call, others.us, others.names.empty() ? fused.names : others.names)});
 }
 
 void dram_bound(const CaseProfile& p, const Problem& problem, std::vector<Finding>& out) {
   const std::optional<ForwardBound> bound = forward_bound(p);
   const std::optional<double> bytes = dram_bytes_per_forward(p);
   if (!bound || bound->bound != Bound::dram || !bytes) return;
-  std::string text = fmt::format("DRAM-bound: {:.0f}% of peak DRAM bandwidth (SM {:.0f}%), {:.3f} GB per forward "
-                                 "against {:.3f} GB minimum ({:.1f}x)",
-                                 bound->dram_pct, bound->sm_pct, *bytes / 1e9, problem.min_bytes() / 1e9,
-                                 *bytes / problem.min_bytes());
+  std::string text = fmt::format(
+      "DRAM-bound: {:.0f}% of peak DRAM bandwidth (SM {:.0f}%), {:.3f} GB per {} "
+      "against {:.3f} GB minimum ({:.1f}x)",
+      bound->dram_pct, bound->sm_pct, *bytes / 1e9, pass_call_name(problem.pass),
+      problem.min_bytes() / 1e9, *bytes / problem.min_bytes());
   if (p.counters && p.counters->expected_dram_bytes && *p.counters->expected_dram_bytes > 0)
     text += fmt::format("; the backend's own count of its passes: {:.3f} GB (measured {:+.1f}%)",
                         *p.counters->expected_dram_bytes / 1e9,
@@ -175,17 +184,18 @@ std::vector<Finding> counter_findings(const CaseProfile& p, const Problem& probl
   return out;
 }
 
-std::vector<Finding> profile_findings(const CaseProfile& p) {
+std::vector<Finding> profile_findings(const CaseProfile& p, AttentionPass pass) {
   std::vector<Finding> out;
   const double total_us = kernel_us_per_forward(p);
-  hidden_copies(p, out);
+  const char* call = pass_call_name(pass);
+  hidden_copies(p, call, out);
   if (total_us > 0) {
-    simt_gemms(p, total_us, out);
+    simt_gemms(p, total_us, call, out);
     low_occupancy(p, total_us, out);
   }
-  mask_every_call(p, out);
-  safe_softmax(p, out);
-  fused_but_several(p, out);
+  mask_every_call(p, call, out);
+  safe_softmax(p, call, out);
+  fused_but_several(p, call, out);
   if (p.dropped_records > 0)
     out.push_back({"dropped-records", fmt::format("CUPTI dropped {} activity records: the counts above are lower bounds",
                                                   p.dropped_records)});

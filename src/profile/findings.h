@@ -9,7 +9,8 @@
 
 namespace sdpa {
 
-std::vector<Finding> profile_findings(const CaseProfile& profile);
+// Counts are per call of `pass`, and the text names it ("3 kernels per backward").
+std::vector<Finding> profile_findings(const CaseProfile& profile, AttentionPass pass);
 
 // Rules over the kernels' hardware counters: a DRAM-bound forward (bandwidth, bytes moved
 // against the minimum and against the backend's own count), tensor pipes busy under half the

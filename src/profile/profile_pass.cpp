@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "gpu/check.h"
-#include "profile/findings.h"
 #include "profile/profile_analysis.h"
 
 namespace sdpa {
@@ -39,8 +38,8 @@ CaseProfile profile_forwards(CuptiSession& session, const std::function<void(cud
     SDPA_CHECK_CUDA(cudaStreamSynchronize(stream));  // forwards apart, so that wall times do not overlap
   }
   ActivityRecords recorded = pass.finish();
-  CaseProfile profile = analyze_activity(recorded, windows, arch_limits(device.cc_major, device.cc_minor), device.sm_count);
-  profile.findings = profile_findings(profile);
+  CaseProfile profile = analyze_activity(
+      recorded, windows, arch_limits(device.cc_major, device.cc_minor), device.sm_count);
   if (records != nullptr) *records = std::move(recorded);
   return profile;
 }

@@ -1,5 +1,6 @@
-// The profile pass of one case, apart from the timing pass: a few forwards, each in its own NVTX
-// range and recorded by CUPTI, then attributed, summarized and checked by the findings' rules.
+// The profile pass of one case, apart from the timing pass: a few calls, each in its own NVTX
+// range and recorded by CUPTI, then attributed and summarized (the findings' rules, which name
+// the pass, are the caller's to run).
 #pragma once
 
 #include <cuda_runtime_api.h>

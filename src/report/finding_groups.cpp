@@ -160,7 +160,8 @@ std::vector<FindingGroup> group_findings(const RunReport& report, bool everythin
     if (c.profile) findings.insert(findings.end(), c.profile->findings.begin(), c.profile->findings.end());
     for (const Finding& f : findings) {
       if (!everything && library_occupancy(f, c)) continue;
-      const FindingParts parts = finding_parts(f, c.profile ? &*c.profile : nullptr, !everything);
+      const FindingParts parts =
+          finding_parts(f, c.profile ? &*c.profile : nullptr, c.problem.pass, !everything);
       const std::string head = parts.why.empty() ? parts.what : parts.what + " " + parts.why;
       const std::string& figure = parts.figure;
       auto it = std::find_if(groups.begin(), groups.end(), [&](const FindingGroup& g) {

@@ -13,7 +13,7 @@
 namespace sdpa {
 namespace {
 
-// The number right before `marker` in a finding's text ("4 kernels per forward" -> "4").
+// The number right before `marker` in a finding's text ("4 kernels per" -> "4").
 std::optional<std::string> number_before(const std::string& text, std::string_view marker) {
   const std::size_t at = text.find(marker);
   if (at == std::string::npos || at == 0) return std::nullopt;
@@ -83,13 +83,14 @@ std::string duration_text(double us) {
   return us >= 1000 ? fmt::format("{:.2f} ms", us / 1000) : fmt::format("{:.0f} us", us);
 }
 
-FindingParts finding_parts(const Finding& f, const CaseProfile* p, bool brief) {
+FindingParts finding_parts(const Finding& f, const CaseProfile* p, AttentionPass pass, bool brief) {
   if (brief && p && f.rule == "hidden-memcpy")
-    return {"hidden device-to-device copy per forward", "(an out-of-place op, such as masked_fill, copies its input first)",
-            copies_figure(*p)};
+    return {fmt::format("hidden device-to-device copy per {}", pass_call_name(pass)),
+            "(an out-of-place op, such as masked_fill, copies its input first)", copies_figure(*p)};
   if (brief && p && f.rule == "simt-gemm") return {"fp32 SIMT GEMMs, tensor cores idle", "(share of kernel time)", simt_share(*p)};
   if (brief && f.rule == "mask-every-call")
-    return {"causal mask rebuilt on every call", "", count_and_time(f.text, " kernels per forward", " kernels")};
+    return {"causal mask rebuilt on every call", "",
+            count_and_time(f.text, " kernels per ", " kernels")};
   if (brief && f.rule == "safe-softmax")
     return {"safe softmax", "(eq -inf, all, where beside the softmax)",
             count_and_time(f.text, " extra kernels", " extra kernels")};

@@ -34,9 +34,11 @@ std::string case_anchor(std::size_t index) {
   return fmt::format("case-{}", index + 1);
 }
 
-// "flash · S4096 D64": a bar's label, as scripts/plot.py writes it.
+// "flash · S4096 D64", "flash · S4096 D64 bwd": a bar's label, as scripts/plot.py writes it.
 std::string bar_label(const CaseResult& c) {
-  return fmt::format("{} \xC2\xB7 S{} D{}", c.backend, c.problem.seq_q, c.problem.head_dim);
+  const Problem& p = c.problem;
+  return fmt::format("{} \xC2\xB7 S{} D{}{}", c.backend, p.seq_q, p.head_dim,
+                     p.has_backward() ? fmt::format(" {}", pass_name(p.pass)) : "");
 }
 
 const char* row_class(const CaseResult& c, const TableContext& t) {
@@ -175,8 +177,8 @@ std::string roofline_chart(const RunReport& report) {
 
 std::string kernel_time_chart(const RunReport& report) {
   BarChart chart{.id = "chart-kernel-time",
-                 .title = "Where the time goes: kernel time per forward by category",
-                 .axis_label = "share of the forward's kernel time",
+                 .title = "Where the time goes: kernel time per call by category",
+                 .axis_label = "share of the call's kernel time",
                  .as_share = true};
   std::vector<KernelCategory> present;
   for (std::size_t i = 0; i < std::size(kCategoryOrder); ++i)
@@ -210,10 +212,11 @@ std::string kernel_time_chart(const RunReport& report) {
 }
 
 std::string launches_chart(const RunReport& report) {
-  BarChart chart{.id = "chart-kernels",
-                 .title = "Launches per forward",
-                 .axis_label = "kernels and memcpys per forward",
-                 .keys = {"kernels", "memcpys"}};
+  BarChart chart{
+      .id = "chart-kernels",
+      .title = "Launches per call",
+      .axis_label = "kernels and memcpys per call (forward, backward or both: the bar's pass)",
+      .keys = {"kernels", "memcpys"}};
   for (const CaseResult& c : report.cases) {
     if (c.status != CaseStatus::ok || !c.profile) continue;
     const double kernels = c.profile->kernels_per_forward();
@@ -325,7 +328,8 @@ std::string case_details(const CaseResult& c, std::size_t index, const TableCont
   if (c.profile) {
     const KernelProfile* top = c.profile->dominant_kernel();
     const double kernels = c.profile->kernels_per_forward();
-    facts += fmt::format(", {:g} kernel{} per forward", kernels, kernels == 1 ? "" : "s");
+    facts += fmt::format(", {:g} kernel{} per {}", kernels, kernels == 1 ? "" : "s",
+                         pass_call_name(c.problem.pass));
     if (top && top->occupancy) facts += fmt::format(", {} occupancy", occupancy_cell(*top));
   }
   if (c.status != CaseStatus::ok) facts = status_name(c.status);
@@ -369,12 +373,13 @@ std::string case_details(const CaseResult& c, std::size_t index, const TableCont
     const double kernel_us = p.kernel_us_per_forward();
     const double wall_us = p.wall_us_per_forward();
     out += "<p>" +
-           html_escape(fmt::format("per forward (mean of {}): {:g} kernels, {:g} memcpys, {:g} "
+           html_escape(fmt::format("per {} (mean of {}): {:g} kernels, {:g} memcpys, {:g} "
                                    "memsets; kernel time {:.1f} "
                                    "us of {:.1f} us wall ({:.0f}%)",
-                                   p.forwards.size(), p.kernels_per_forward(),
-                                   p.memcpys_per_forward(), p.memsets_per_forward(), kernel_us,
-                                   wall_us, wall_us > 0 ? 100 * kernel_us / wall_us : 0.0)) +
+                                   pass_call_name(c.problem.pass), p.forwards.size(),
+                                   p.kernels_per_forward(), p.memcpys_per_forward(),
+                                   p.memsets_per_forward(), kernel_us, wall_us,
+                                   wall_us > 0 ? 100 * kernel_us / wall_us : 0.0)) +
            "</p>\n";
     out += kernel_table(p);
     if (p.ops) out += op_table(*p.ops);

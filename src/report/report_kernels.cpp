@@ -18,10 +18,12 @@ std::string case_summary(const CaseResult& c, const CaseProfile& p) {
   const double kernel_us = p.kernel_us_per_forward();
   const double wall_us = p.wall_us_per_forward();
   std::string text = fmt::format(
-      "{} {} {}{}: {:g} kernels, {:g} memcpys, {:g} memsets per forward (mean of {}); kernel time {:.1f} us of "
+      "{} {} {}{}: {:g} kernels, {:g} memcpys, {:g} memsets per {} (mean of {}); kernel time "
+      "{:.1f} us of "
       "{:.1f} us wall ({:.0f}%)",
-      c.backend, c.problem.shape_label(), dtype_name(c.problem.dtype), c.problem.causal ? " causal" : "",
-      p.kernels_per_forward(), p.memcpys_per_forward(), p.memsets_per_forward(), p.forwards.size(), kernel_us,
+      c.backend, c.problem.shape_label(), dtype_name(c.problem.dtype),
+      c.problem.causal ? " causal" : "", p.kernels_per_forward(), p.memcpys_per_forward(),
+      p.memsets_per_forward(), pass_call_name(c.problem.pass), p.forwards.size(), kernel_us,
       wall_us, wall_us > 0 ? 100 * kernel_us / wall_us : 0.0);
   if (c.host)
     text += fmt::format("; host {:.1f} us per call, first call {:.1f} us, setup {:.2f} ms", c.host->per_call_us,
@@ -53,12 +55,12 @@ std::string megabytes_cell(const KernelProfile& k, CounterRole role) {
 }
 
 // The kernels' hardware counters, one row per kernel, under the launch table.
-std::string counter_rows(const CaseProfile& p, const TextStyle& style) {
+std::string counter_rows(const CaseProfile& p, AttentionPass pass, const TextStyle& style) {
   if (!p.counters) return p.counters_skipped.empty() ? "" : wrap("  counters: none: " + p.counters_skipped, style.width, 2, 4);
   const CounterSource& s = *p.counters;
   std::string text = fmt::format("  counters: {}, {}, {} passes, {:.1f} ms", s.api, s.chip, s.passes, s.wall_ms);
   if (const std::optional<double> bytes = dram_bytes_per_forward(p))
-    text += fmt::format("; DRAM {:.3f} GB per forward", *bytes / 1e9);
+    text += fmt::format("; DRAM {:.3f} GB per {}", *bytes / 1e9, pass_call_name(pass));
   if (const std::optional<ForwardBound> b = forward_bound(p))
     text += fmt::format("; {} (DRAM {:.0f}%, SM {:.0f}% over the kernel time)", bound_name(b->bound), b->dram_pct, b->sm_pct);
   if (!s.unavailable.empty()) text += fmt::format("; not on this GPU: {}", fmt::join(s.unavailable, ", "));
@@ -98,14 +100,15 @@ std::string format_kernels(const RunReport& report, const TextStyle& style) {
     if (!clocks.empty()) out += wrap("  clocks: " + clocks, style.width, 2, 4);
     if (!c.profile) continue;
     const CaseProfile& p = *c.profile;
-    out += fmt::format("  {:<56} {:<16} {:>5} {:>9}  {:<16} {:<12} {:>4} {:>12}  {:<7} {:<8} {:>6} {:<26} {:>6}\n",
-                       "kernel", "category", "/fwd", "mean us", "grid", "block", "regs", "smem KB s+d", "cluster",
-                       "launch", "occ.", "limited by", "torch");
+    out += fmt::format(
+        "  {:<56} {:<16} {:>5} {:>9}  {:<16} {:<12} {:>4} {:>12}  {:<7} {:<8} {:>6} {:<26} {:>6}\n",
+        "kernel", "category", "/call", "mean us", "grid", "block", "regs", "smem KB s+d", "cluster",
+        "launch", "occ.", "limited by", "torch");
     for (const KernelProfile& k : p.kernels) out += kernel_row(k);
     for (const MemcpyProfile& m : p.memcpys)
       out += fmt::format("  {:<56} {:<16} {:>5g} {:>9.1f}  {:.1f} MiB per copy\n", fmt::format("memcpy {}", m.kind), "copy",
                          m.per_forward, m.mean_us, m.mib_per_copy());
-    out += counter_rows(p, style);
+    out += counter_rows(p, c.problem.pass, style);
   }
   if (out.empty()) return out;
   const bool any_counters = std::any_of(report.cases.begin(), report.cases.end(),

@@ -143,14 +143,16 @@ std::string achieved_legend(const TableContext& t) {
          "compute-bound (DRAM against SM throughput, % of peak)";
 }
 
-std::string time_legend(const TableContext&) {
-  return "median ms: GPU time of one forward \xC2\xB1 the median's 95% interval (* not converged)";
+std::string time_legend(const TableContext& t) {
+  return fmt::format(
+      "median ms: GPU time of one {} \xC2\xB1 the median's 95% interval (* not converged)",
+      t.call_name());
 }
-std::string kernels_legend(const TableContext&) {
-  return "kern: kernels per forward";
+std::string kernels_legend(const TableContext& t) {
+  return fmt::format("kern: kernels per {}", t.call_name());
 }
-std::string memcpys_legend(const TableContext&) {
-  return "cpy: memcpys per forward";
+std::string memcpys_legend(const TableContext& t) {
+  return fmt::format("cpy: memcpys per {}", t.call_name());
 }
 std::string host_legend(const TableContext&) {
   return "host us: CPU time of one call (launches only)";
@@ -433,6 +435,13 @@ std::string not_run_section(const Layout& layout, const TableContext& t, const T
 }  // namespace
 
 TableContext::TableContext(const RunReport& report) : report_(report) {
+  const auto same_pass = [&](const CaseResult& c) {
+    return c.problem.pass == report.cases[0].problem.pass;
+  };
+  if (!report.cases.empty())
+    call_name_ = std::all_of(report.cases.begin(), report.cases.end(), same_pass)
+                     ? pass_call_name(report.cases[0].problem.pass)
+                     : "call";
   for (const CaseResult& c : report.cases) {
     if (c.status != CaseStatus::ok || !c.timing) continue;
     double& best =

@@ -36,13 +36,13 @@ bool has_rule(const CaseResult& c, std::string_view rule) {
 }
 
 // What one finding costs this backend, in a few words; "" for findings that are not a reason.
-std::string finding_reason(const Finding& f, const CaseProfile& p) {
+std::string finding_reason(const Finding& f, const CaseProfile& p, AttentionPass pass) {
   // Said elsewhere (kernel counts, occupancy, SIMT GEMMs), or not about speed.
   // tensor-idle: a fused kernel's tensor pipes are compared by their measured share instead.
   if (f.rule == "low-occupancy" || f.rule == "fused-extra-kernels" || f.rule == "dropped-records" ||
       f.rule == "achieved-occupancy" || f.rule == "tensor-idle")
     return "";
-  return finding_parts(f, &p).what;  // its figures are under the table, for each shape
+  return finding_parts(f, &p, pass).what;  // its figures are under the table, for each shape
 }
 
 // "35% of peak", "81% of HBM read bandwidth" ("278 TFLOP/s" without ceilings); the second of a
@@ -91,8 +91,9 @@ std::vector<std::string> reasons(const CaseResult& slow, const CaseResult& ref,
   if (!slow.profile) return out;
   const CaseProfile& p = *slow.profile;
   if (ref.profile && p.kernels_per_forward() > ref.profile->kernels_per_forward()) {
-    std::string text = fmt::format("{:g} kernels per forward against {:g}", p.kernels_per_forward(),
-                                   ref.profile->kernels_per_forward());
+    std::string text =
+        fmt::format("{:g} kernels per {} against {:g}", p.kernels_per_forward(),
+                    pass_call_name(slow.problem.pass), ref.profile->kernels_per_forward());
     if (one_kernel(ref))
       text += fmt::format(", the {} score matrix written to and read from memory between them",
                           bytes_text(static_cast<double>(slow.problem.score_elements()) * 2));
@@ -100,7 +101,7 @@ std::vector<std::string> reasons(const CaseResult& slow, const CaseResult& ref,
   }
   for (const Finding& f : p.findings)
     if (!has_rule(ref, f.rule))
-      if (std::string reason = finding_reason(f, p);
+      if (std::string reason = finding_reason(f, p, slow.problem.pass);
           !reason.empty() && std::find(out.begin(), out.end(), reason) == out.end())
         out.push_back(reason);
   if (ref.profile && one_kernel(slow) && one_kernel(ref)) out.push_back(kernel_against_kernel(slow, ref, t));

@@ -29,10 +29,14 @@ class TableContext {
   std::optional<PeakShare> peak_share(const CaseResult& c) const;
   // "35% of peak", "81% of HBM read bandwidth"; "" when unknown.
   std::string peak_text(const CaseResult& c) const;
+  // What the table's per-call figures are per: "forward" (or "backward", ...) when every case
+  // is of one pass, "call" when the table mixes them.
+  const char* call_name() const { return call_name_; }
 
  private:
   const RunReport& report_;
   std::unordered_map<CaseKey, double, CaseKeyHash> fastest_ms_;
+  const char* call_name_ = "forward";
 };
 
 // When the compact (default) table shows a column.

@@ -13,6 +13,7 @@
 #include "model/errors.h"
 #include "model/range_name.h"
 #include "profile/counter_pass.h"
+#include "profile/findings.h"
 #include "profile/host_cost.h"
 #include "profile/profile_pass.h"
 #include "random_fill.h"
@@ -164,6 +165,7 @@ class CaseRun {
     result.profile =
         profile_forwards(profiler, forwarder(), stream_, range_prefix(result.backend, p_),
                          kProfileForwards, device_, records);
+    result.profile->findings = profile_findings(*result.profile, p_.pass);
   }
 
   void time(const TimingOptions& timing) {

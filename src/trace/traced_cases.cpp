@@ -62,7 +62,7 @@ TracedProcess analyze_traced_process(const RecordFile& file, const std::optional
     c.problem = range.problem;
     c.status = CaseStatus::ok;
     c.profile = analyze_activity(records, windows, arch, sm_count);
-    c.profile->findings = profile_findings(*c.profile);
+    c.profile->findings = profile_findings(*c.profile, c.problem.pass);
     out.cases.push_back(std::move(c));
   }
   t.cases = static_cast<int>(out.cases.size());

@@ -50,7 +50,7 @@ TEST(Findings, NaiveHiddenCopyAndCublasOccupancy) {
                kernel("masked_fill_kernel<__nv_bfloat16>", KernelCategory::elementwise, 100),
                kernel("softmax_rows_in_registers_kernel<__nv_bfloat16, 4>", KernelCategory::softmax, 200)};
   p.memcpys = {MemcpyProfile{"DtoD", 1, 32 << 20, 20}};
-  const std::vector<Finding> f = profile_findings(with_forward(p));
+  const std::vector<Finding> f = profile_findings(with_forward(p), AttentionPass::forward);
   ASSERT_NE(find_rule(f, "hidden-memcpy"), nullptr);
   EXPECT_NE(find_rule(f, "hidden-memcpy")->text.find("32.0 MiB"), std::string::npos);
   const Finding* low = find_rule(f, "low-occupancy");
@@ -74,7 +74,7 @@ TEST(Findings, MathPathSimtGemmMaskAndSafeSoftmax) {
                kernel("isneginf_kernel", KernelCategory::elementwise, 50),
                kernel("all_rows_kernel", KernelCategory::reduction, 50),
                kernel("where_rows_kernel", KernelCategory::elementwise, 50)};
-  const std::vector<Finding> f = profile_findings(with_forward(p));
+  const std::vector<Finding> f = profile_findings(with_forward(p), AttentionPass::forward);
   ASSERT_NE(find_rule(f, "simt-gemm"), nullptr);
   EXPECT_NE(find_rule(f, "simt-gemm")->text.find("tensor cores idle"), std::string::npos);
   ASSERT_NE(find_rule(f, "mask-every-call"), nullptr);
@@ -90,14 +90,20 @@ TEST(Findings, FusedBackendWithExtraKernelsAndDroppedRecords) {
   p.kernels = {kernel("flash_fwd_kernel<64>", KernelCategory::fused_attention, 150),
                kernel("fill_kernel<float>", KernelCategory::elementwise, 3)};
   p.dropped_records = 12;
-  const std::vector<Finding> f = profile_findings(with_forward(p));
+  const std::vector<Finding> f = profile_findings(with_forward(p), AttentionPass::forward);
   ASSERT_NE(find_rule(f, "fused-extra-kernels"), nullptr);
   EXPECT_NE(find_rule(f, "fused-extra-kernels")->text.find("2 kernels per forward"), std::string::npos);
   EXPECT_NE(find_rule(f, "dropped-records"), nullptr);
 
+  // A backward's counts are per backward, and say so.
+  const std::vector<Finding> backward = profile_findings(with_forward(p), AttentionPass::backward);
+  ASSERT_NE(find_rule(backward, "fused-extra-kernels"), nullptr);
+  EXPECT_NE(find_rule(backward, "fused-extra-kernels")->text.find("2 kernels per backward, not 1"),
+            std::string::npos);
+
   p.kernels.pop_back();
   p.dropped_records = 0;
-  EXPECT_TRUE(profile_findings(with_forward(p)).empty());
+  EXPECT_TRUE(profile_findings(with_forward(p), AttentionPass::forward).empty());
 }
 
 }  // namespace

@@ -457,17 +457,30 @@ TEST(MarkdownReport, KeepsEveryColumn) {
 TEST(KernelsReport, MatchesGoldenOutput) {
   const std::string expected =
       "\n"
-      "naive-inplace B8 H16 S1024 D64 bf16 causal: 5 kernels, 0 memcpys, 0 memsets per forward (mean of 2); kernel time 700.0\n"
+      "naive-inplace B8 H16 S1024 D64 bf16 causal: 5 kernels, 0 memcpys, 0 memsets per forward "
+      "(mean of 2); kernel time 700.0\n"
       "    us of 790.0 us wall (89%); host 12.5 us per call, first call 2500.0 us, setup 1.50 ms\n"
-      "  kernel                                                   category          /fwd   mean us  grid             block        regs  smem KB s+d  cluster launch     occ. limited by                  torch\n"
-      "  sm90_xmma_gemm_bf16bf16_bf16f32_f32_\xE2\x80\xA6" "_warpgroupsize1x1x1 tensor-core GEMM     2     150.0  (8,8,128)        (384,1,1)     168    0.0+134.0  1x1x1   regular   18.8% registers, shared memory     0.0%\n"
-      "  masked_fill_kernel<__nv_bfloat16>                        elementwise          2     100.0  (32768,1,1)      (256,1,1)      32      0.0+0.0  1x1x1   regular  100.0% warps                      100.0%\n"
-      "  softmax_rows_in_registers_kernel<__nv_bfloat16, 4>       softmax              1     200.0  (32768,1,1)      (256,1,1)      32      0.0+0.0  1x1x1   regular  100.0% warps                      100.0%\n"
+      "  kernel                                                   category         /call   mean us "
+      " grid             block        regs  smem KB s+d  cluster launch     occ. limited by        "
+      "          torch\n"
+      "  sm90_xmma_gemm_bf16bf16_bf16f32_f32_\xE2\x80\xA6"
+      "_warpgroupsize1x1x1 tensor-core GEMM     2     150.0  (8,8,128)        (384,1,1)     168    "
+      "0.0+134.0  1x1x1   regular   18.8% registers, shared memory     0.0%\n"
+      "  masked_fill_kernel<__nv_bfloat16>                        elementwise          2     100.0 "
+      " (32768,1,1)      (256,1,1)      32      0.0+0.0  1x1x1   regular  100.0% warps             "
+      "         100.0%\n"
+      "  softmax_rows_in_registers_kernel<__nv_bfloat16, 4>       softmax              1     200.0 "
+      " (32768,1,1)      (256,1,1)      32      0.0+0.0  1x1x1   regular  100.0% warps             "
+      "         100.0%\n"
       "\n"
-      "occ.: theoretical occupancy (opt-in shared-memory limit, the carveout the kernel ran with); torch: what PyTorch's\n"
-      "  profiler estimates (48 KB default limit, blocks capped by grid / SMs)\n"
-;
+      "occ.: theoretical occupancy (opt-in shared-memory limit, the carveout the kernel ran with); "
+      "torch: what PyTorch's\n"
+      "  profiler estimates (48 KB default limit, blocks capped by grid / SMs)\n";
   EXPECT_EQ(format_kernels(sample_report()), expected);
+
+  RunReport backward = sample_report();
+  for (CaseResult& c : backward.cases) c.problem.pass = AttentionPass::backward;
+  EXPECT_NE(format_kernels(backward).find("0 memsets per backward (mean of 2)"), std::string::npos);
 }
 
 }  // namespace
