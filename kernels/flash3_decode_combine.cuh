@@ -111,17 +111,38 @@ __device__ __forceinline__ void merge_warp_parts(unsigned char* smem, const Deco
     __stcg(p.parts.lse + part * kDecodeMaxRows + tid, s_lse[tid]);
 }
 
+// Column `col` of `row` of O from a unit's split parts s = first, first + stride, ...: their
+// partial O weighted by the row's `weights` (normalised over the unit's splits). Eight loads in
+// flight at a time: they are L2 round trips on the critical path of the unit's last CTA.
+template <int kHeadDim>
+__device__ __forceinline__ float4 weighted_parts(const DecodeParams& p, const float* weights,
+                                                 int64_t first_part, int row, int col, int first,
+                                                 int stride) {
+  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 8
+  for (int s = first; s < p.splits; s += stride) {
+    const float w = weights[s];
+    const float4 x = __ldcg(reinterpret_cast<const float4*>(
+        p.parts.partial_o + ((first_part + s) * kDecodeMaxRows + row) * kHeadDim + col));
+    acc = make_float4(acc.x + w * x.x, acc.y + w * x.y, acc.z + w * x.z, acc.w + w * x.w);
+  }
+  return acc;
+}
+
 // After merge_warp_parts of a split unit: the CTA whose part completes its unit (counted in the
 // workspace, and the count set back to zero for the next launch) merges every split's part into
-// O; the others return.
+// O; the others return. Every step spreads over all the CTA's threads: one thread a row walking
+// the splits one load after another made this tail about 10% of a B1 decode (ncu: 17 K of 183 K
+// cycles at D64 B1 H8/8 Skv131072).
 // kMaxSplits: the most parts the kernel's drained stages hold the weights of (its traits').
-template <typename T, int kHeadDim, int kRows, int kMaxSplits>
+template <typename T, int kHeadDim, int kMaxSplits>
 __device__ __forceinline__ void combine_splits_if_last(unsigned char* smem, const DecodeParams& p,
                                                        T* o, int64_t unit, int valid_rows) {
   using Smem = DecodeCombineLayout<kHeadDim>;
   constexpr int D = kHeadDim;
   const int tid = static_cast<int>(threadIdx.x);
-  float* const s_weight = combine_at<float>(smem, Smem::kWeight);
+  constexpr int kWeightStride = kMaxSplits + 1;  // a row's weights, the next row a bank over
+  float* const s_weight = combine_at<float>(smem, Smem::kWeight);  // [row][kWeightStride]
   int* const s_last = combine_at<int>(smem, Smem::last(kMaxSplits));
   __threadfence();  // the part is visible before the arrival that announces it
   __syncthreads();
@@ -134,33 +155,72 @@ __device__ __forceinline__ void combine_splits_if_last(unsigned char* smem, cons
   if (!*s_last) return;
   __threadfence();  // and read after it
   const int64_t first_part = unit * p.splits;
-  if (tid < valid_rows) {
-    float mx = -INFINITY;
-    for (int s = 0; s < p.splits; ++s)
-      mx = fmaxf(mx, __ldcg(p.parts.lse + (first_part + s) * kDecodeMaxRows + tid));
-    float sum = 0.f;
-    for (int s = 0; s < p.splits; ++s) {
-      const float lse = __ldcg(p.parts.lse + (first_part + s) * kDecodeMaxRows + tid);
-      const float w = mx == -INFINITY ? 0.f : exp2f(lse - mx);
-      s_weight[s * kRows + tid] = w;
-      sum += w;
-    }
-    const float inv = sum > 0.f ? 1.f / sum : 0.f;
-    for (int s = 0; s < p.splits; ++s) s_weight[s * kRows + tid] *= inv;
+
+  // Every split's log2-sum-exp2 of every valid row, all loads at once.
+  for (int i = tid; i < p.splits * valid_rows; i += kDecodeThreads) {
+    const int s = i / valid_rows;
+    const int row = i % valid_rows;
+    s_weight[row * kWeightStride + s] =
+        __ldcg(p.parts.lse + (first_part + s) * kDecodeMaxRows + row);
   }
   __syncthreads();
-  constexpr int kVecsPerRow = D / 4;
-  for (int i = tid; i < kRows * kVecsPerRow; i += kDecodeThreads) {
-    const int row = i / kVecsPerRow;
-    const int col = (i % kVecsPerRow) * 4;
-    if (row >= valid_rows) break;
-    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (int s = 0; s < p.splits; ++s) {
-      const float w = s_weight[s * kRows + row];
-      const float4 x = __ldcg(reinterpret_cast<const float4*>(
-          p.parts.partial_o + ((first_part + s) * kDecodeMaxRows + row) * D + col));
-      acc = make_float4(acc.x + w * x.x, acc.y + w * x.y, acc.z + w * x.z, acc.w + w * x.w);
+  // Each row's weights, normalised over its splits, every row at once: a group of `lanes` lanes a
+  // row (as many as the rows leave the CTA, a warp at most), strided over the splits. A warp a
+  // row, row after row, cost 32 rows of few splits (Sq 4 at H64/8) up to 7% of a B1 decode.
+  int lanes = 32;
+  while (lanes * valid_rows > kDecodeThreads) lanes /= 2;
+  {
+    const int row = tid / lanes;
+    const int splits = row < valid_rows ? p.splits : 0;  // every lane takes part in the shuffles
+    float* const weights = s_weight + row * kWeightStride;
+    float mx = -INFINITY;
+    for (int s = tid % lanes; s < splits; s += lanes) mx = fmaxf(mx, weights[s]);
+    for (int offset = lanes / 2; offset > 0; offset /= 2)
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, offset));
+    float sum = 0.f;
+    for (int s = tid % lanes; s < splits; s += lanes) {
+      float& w = weights[s];
+      w = mx == -INFINITY ? 0.f : exp2f(w - mx);
+      sum += w;
     }
+    for (int offset = lanes / 2; offset > 0; offset /= 2)
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+    for (int s = tid % lanes; s < splits; s += lanes) weights[s] *= inv;
+  }
+  __syncthreads();
+
+  // O: each float4 column of the valid rows, its splits dealt over `slices` threads where the
+  // columns leave threads idle, their sums then added in the warps' drained O staging.
+  constexpr int kVecsPerRow = D / 4;
+  const int row_vecs = valid_rows * kVecsPerRow;
+  const int slices = max(1, kDecodeThreads / row_vecs);
+  if (slices == 1) {
+    for (int i = tid; i < row_vecs; i += kDecodeThreads) {
+      const int row = i / kVecsPerRow;
+      const int col = (i % kVecsPerRow) * 4;
+      const float4 acc =
+          weighted_parts<D>(p, s_weight + row * kWeightStride, first_part, row, col, 0, 1);
+      store4<T>(o + row * D + col, acc.x, acc.y, acc.z, acc.w);
+    }
+    return;
+  }
+  static_assert(Smem::kStats - Smem::kO >= kDecodeThreads * 16, "a float4 a thread");
+  float4* const s_sums = combine_at<float4>(smem, Smem::kO);  // [slice][row_vec]
+  if (tid < slices * row_vecs) {
+    const int row = (tid % row_vecs) / kVecsPerRow;
+    s_sums[tid] = weighted_parts<D>(p, s_weight + row * kWeightStride, first_part, row,
+                                    (tid % kVecsPerRow) * 4, tid / row_vecs, slices);
+  }
+  __syncthreads();
+  if (tid < row_vecs) {
+    float4 acc = s_sums[tid];
+    for (int slice = 1; slice < slices; ++slice) {
+      const float4 x = s_sums[slice * row_vecs + tid];
+      acc = make_float4(acc.x + x.x, acc.y + x.y, acc.z + x.z, acc.w + x.w);
+    }
+    const int row = tid / kVecsPerRow;
+    const int col = (tid % kVecsPerRow) * 4;
     store4<T>(o + row * D + col, acc.x, acc.y, acc.z, acc.w);
   }
 }

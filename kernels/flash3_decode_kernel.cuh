@@ -270,7 +270,7 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
   const int64_t part = unit * p.splits + split;  // this CTA's slot among the unit's parts
   merge_warp_parts<T, kHeadDim, kRows>(combine, p, o, part, valid_rows);
   if (p.splits > 1)
-    combine_splits_if_last<T, kHeadDim, kRows, Traits::kMaxSplits>(combine, p, o, unit, valid_rows);
+    combine_splits_if_last<T, kHeadDim, Traits::kMaxSplits>(combine, p, o, unit, valid_rows);
 }
 
 // Launches the kernel of `kHeadDim` for f's dtype and packed rows (one m16 tile or two), planned

@@ -49,9 +49,9 @@ struct DecodeCombineLayout {
   static constexpr int kStats = kO + kDecodeWarps * kDecodeMaxRows * kORowFloats * 4;  // max, sum
   static constexpr int kFactor = kStats + kDecodeWarps * kDecodeMaxRows * 8;  // [warp][row]
   static constexpr int kLse = kFactor + kDecodeWarps * kDecodeMaxRows * 4;    // [row]
-  static constexpr int kWeight = kLse + kDecodeMaxRows * 4;                   // [split][row]
+  static constexpr int kWeight = kLse + kDecodeMaxRows * 4;  // [row][split], rows a bank apart
   __host__ __device__ static constexpr int last(int max_splits) {
-    return kWeight + max_splits * kDecodeMaxRows * 4;
+    return kWeight + (max_splits + 1) * kDecodeMaxRows * 4;
   }
   __host__ __device__ static constexpr int bytes(int max_splits) { return last(max_splits) + 16; }
 };
