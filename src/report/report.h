@@ -44,6 +44,9 @@ std::string format_kernels(const RunReport& report, const TextStyle& style = {})
 // calls, CPU total and self time and what it launched, per forward; fitted to the style's width.
 // Markdown: a table per case (empty without ops); CSV: one row per case and op.
 std::string format_ops(const RunReport& report, const TextStyle& style = {});
+// What a report's per-call figures are per, in its legends: "forward" (or "backward", ...) when
+// every case is of one pass, "call" when they mix.
+const char* report_call_name(const RunReport& report);
 std::string format_ops_markdown(const RunReport& report);
 std::string format_ops_csv(const RunReport& report);
 

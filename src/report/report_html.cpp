@@ -243,8 +243,11 @@ std::string charts_section(const RunReport& report) {
          "</figure>\n";
   if (const std::string roofline = roofline_chart(report); !roofline.empty())
     out += "<figure>\n" + roofline +
-           "<figcaption>Each timed case at its FLOPs per byte a forward must move (Q, K, V read, O written once), "
-           "under the roof of this GPU's measured GEMM and HBM read ceilings: left of the ridge a case is "
+           "<figcaption>Each timed case at its FLOPs per byte a call must move (a forward: Q, K, V "
+           "read, O "
+           "written once; a backward: Q, K, V, O, dO read, dQ, dK, dV written), "
+           "under the roof of this GPU's measured GEMM and HBM read ceilings: left of the ridge a "
+           "case is "
            "memory-bound and %peak holds it against the read ceiling.</figcaption>\n</figure>\n";
   if (!profiled)
     return out +
@@ -299,19 +302,22 @@ std::string kernel_table(const CaseProfile& p) {
   return out + "</tbody>\n</table></div>\n";
 }
 
-// The forward's CPU ops as a call tree (an op indented under its caller), per forward.
-std::string op_table(const OpsProfile& o) {
-  std::string out = "<p>" +
-                    html_escape(fmt::format("CPU ops per forward: the forward's host time {:.1f} us, {:.1f} us of it "
-                                            "inside launch calls{}; traced (NVTX and CUPTI on)",
-                                            o.host_us, o.launch_api_us,
-                                            o.launches_outside_ops > 0
-                                                ? fmt::format(", {:g} launches outside every op", o.launches_outside_ops)
-                                                : "")) +
-                    "</p>\n<div class=\"table-wrap\"><table class=\"ops\">\n<thead><tr><th>op</th><th "
-                    "class=\"num\">calls/fwd</th><th class=\"num\">CPU total us</th><th class=\"num\">CPU self "
-                    "us</th><th class=\"num\">kernels</th><th class=\"num\">memcpys</th><th "
-                    "class=\"num\">memsets</th></tr></thead>\n<tbody>\n";
+// A call's CPU ops as a call tree (an op indented under its caller), per call of `pass`.
+std::string op_table(const OpsProfile& o, AttentionPass pass) {
+  const char* call = pass_call_name(pass);
+  std::string out =
+      "<p>" +
+      html_escape(
+          fmt::format("CPU ops per {0}: the {0}'s host time {1:.1f} us, {2:.1f} us of it "
+                      "inside launch calls{3}; traced (NVTX and CUPTI on)",
+                      call, o.host_us, o.launch_api_us,
+                      o.launches_outside_ops > 0
+                          ? fmt::format(", {:g} launches outside every op", o.launches_outside_ops)
+                          : "")) +
+      "</p>\n<div class=\"table-wrap\"><table class=\"ops\">\n<thead><tr><th>op</th><th "
+      "class=\"num\">calls/fwd</th><th class=\"num\">CPU total us</th><th class=\"num\">CPU self "
+      "us</th><th class=\"num\">kernels</th><th class=\"num\">memcpys</th><th "
+      "class=\"num\">memsets</th></tr></thead>\n<tbody>\n";
   for (const OpProfile& op : o.ops)
     out += fmt::format(
         "<tr><td class=\"mono\" style=\"padding-left:{}em\" title=\"{}\">{}</td><td class=\"num\">{:g}</td><td "
@@ -382,7 +388,7 @@ std::string case_details(const CaseResult& c, std::size_t index, const TableCont
                                    wall_us > 0 ? 100 * kernel_us / wall_us : 0.0)) +
            "</p>\n";
     out += kernel_table(p);
-    if (p.ops) out += op_table(*p.ops);
+    if (p.ops) out += op_table(*p.ops, c.problem.pass);
     if (!p.findings.empty()) {
       out += "<ul class=\"findings\">\n";
       for (const Finding& f : p.findings)

@@ -30,9 +30,11 @@ double calls_per_forward(const OpsProfile& o) {
 
 std::string ops_summary(const CaseResult& c, const OpsProfile& o) {
   std::string text = fmt::format(
-      "{}: {:g} op calls per forward ({} ops in the call tree); the forward's host time {:.1f} us, {:.1f} us of it "
+      "{}: {:g} op calls per {} ({} ops in the call tree); the {}'s host time {:.1f} us, {:.1f} us "
+      "of it "
       "inside launch calls",
-      case_title(c), calls_per_forward(o), o.ops.size(), o.host_us, o.launch_api_us);
+      case_title(c), calls_per_forward(o), pass_call_name(c.problem.pass), o.ops.size(),
+      pass_call_name(c.problem.pass), o.host_us, o.launch_api_us);
   if (o.launches_outside_ops > 0) text += fmt::format("; {:g} launches outside every op", o.launches_outside_ops);
   if (o.unclosed > 0) text += fmt::format("; {} op ranges never ended (left out)", o.unclosed);
   if (c.host) text += fmt::format("; host {:.1f} us per call timed apart, without op ranges", c.host->per_call_us);
@@ -68,10 +70,15 @@ std::string format_ops(const RunReport& report, const TextStyle& style) {
     }
   }
   return out + "\n" +
-         wrap("ops: per forward (mean of the profiled forwards), an op under the op that called it; CPU us: wall time "
-              "inside the op, its children included; self us: less its children; kern, copy, set: kernels, memcpys "
-              "and memsets the op launched itself. Times are traced (NVTX and CUPTI on): compare them with each "
-              "other, not with untraced host times",
+         wrap(fmt::format(
+                  "ops: per {0} (mean of the profiled {0}s), an op under the op that called it; "
+                  "CPU us: "
+                  "wall time inside the op, its children included; self us: less its children; "
+                  "kern, "
+                  "copy, set: kernels, memcpys and memsets the op launched itself. Times are "
+                  "traced (NVTX "
+                  "and CUPTI on): compare them with each other, not with untraced host times",
+                  report_call_name(report)),
               style.width, 0, 2);
 }
 
@@ -89,7 +96,7 @@ std::string format_ops_markdown(const RunReport& report) {
                          op.total_us, op.self_us, op.kernels, op.memcpys, op.memsets,
                          markdown_cell(fmt::format("{}", fmt::join(op.shapes, " "))));
   }
-  return out.empty() ? out : "\n**CPU ops per forward**\n" + out;
+  return out.empty() ? out : fmt::format("\n**CPU ops per {}**\n", report_call_name(report)) + out;
 }
 
 std::string format_ops_csv(const RunReport& report) {

@@ -65,9 +65,12 @@ std::string peak_legend(const TableContext& t) {
                                           ceilings->bf16_gemm_tflops, ceilings->fp16_gemm_tflops);
   if (ceilings->read_tb_per_s <= 0) return "%peak: of " + compute;
   return fmt::format(
-      "%peak: the ceiling that bounds the case, by its FLOPs per byte a forward must move against the ridge point "
-      "({:.0f} bf16): cmp of {}, mem of the measured {:.2f} TB/s HBM read ceiling (the minimum bytes per second)",
-      compute_ceiling_tflops(*ceilings, DType::bf16) / ceilings->read_tb_per_s, compute, ceilings->read_tb_per_s);
+      "%peak: the ceiling that bounds the case, by its FLOPs per byte a {} must move against the "
+      "ridge point "
+      "({:.0f} bf16): cmp of {}, mem of the measured {:.2f} TB/s HBM read ceiling (the minimum "
+      "bytes per second)",
+      t.call_name(), compute_ceiling_tflops(*ceilings, DType::bf16) / ceilings->read_tb_per_s,
+      compute, ceilings->read_tb_per_s);
 }
 
 std::string backend_cell(const CaseResult& c, const TableContext&) {
@@ -434,14 +437,17 @@ std::string not_run_section(const Layout& layout, const TableContext& t, const T
 
 }  // namespace
 
-TableContext::TableContext(const RunReport& report) : report_(report) {
-  const auto same_pass = [&](const CaseResult& c) {
-    return c.problem.pass == report.cases[0].problem.pass;
-  };
-  if (!report.cases.empty())
-    call_name_ = std::all_of(report.cases.begin(), report.cases.end(), same_pass)
-                     ? pass_call_name(report.cases[0].problem.pass)
-                     : "call";
+const char* report_call_name(const RunReport& report) {
+  if (report.cases.empty()) return pass_call_name(AttentionPass::forward);
+  const AttentionPass pass = report.cases[0].problem.pass;
+  return std::all_of(report.cases.begin(), report.cases.end(),
+                     [&](const CaseResult& c) { return c.problem.pass == pass; })
+             ? pass_call_name(pass)
+             : "call";
+}
+
+TableContext::TableContext(const RunReport& report)
+    : report_(report), call_name_(report_call_name(report)) {
   for (const CaseResult& c : report.cases) {
     if (c.status != CaseStatus::ok || !c.timing) continue;
     double& best =

@@ -230,8 +230,8 @@ std::string svg_roofline_chart(const RooflineChart& chart) {
                        px(v), px(v), top, top + plot_h);
     out += text_at(px(v), top + plot_h + 16, number_label(v), "middle");
   }
-  out += text_at(left + plot_w / 2, top + plot_h + 38, "arithmetic intensity (FLOP per byte a forward must move)",
-                 "middle", "axis-label");
+  out += text_at(left + plot_w / 2, top + plot_h + 38,
+                 "arithmetic intensity (FLOP per byte a call must move)", "middle", "axis-label");
   out += fmt::format(
       "<text class=\"axis-label\" transform=\"translate(18 {:.0f}) rotate(-90)\" "
       "text-anchor=\"middle\">TFLOP/s</text>\n",

@@ -36,7 +36,7 @@ class TableContext {
  private:
   const RunReport& report_;
   std::unordered_map<CaseKey, double, CaseKeyHash> fastest_ms_;
-  const char* call_name_ = "forward";
+  const char* call_name_;
 };
 
 // When the compact (default) table shows a column.

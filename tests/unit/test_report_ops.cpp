@@ -124,6 +124,18 @@ TEST(OpsText, CallTreeFittedToTheWidth) {
   EXPECT_EQ(wide[4].size(), 120u) << wide[4];
 }
 
+TEST(OpsText, ABackwardsOpsArePerBackward) {
+  RunReport r = ops_report();
+  for (CaseResult& c : r.cases) c.problem.pass = AttentionPass::backward;
+  const std::string text = format_ops(r, TextStyle{200, false});
+  EXPECT_NE(text.find("4 op calls per backward (4 ops in the call tree); the backward's host time"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("ops: per backward (mean of the profiled backwards)"), std::string::npos)
+      << text;
+  EXPECT_NE(format_ops_markdown(r).find("**CPU ops per backward**"), std::string::npos);
+}
+
 TEST(OpsText, SaysWhenNoCaseHasOps) {
   RunReport r = ops_report();
   r.cases[0].profile->ops.reset();
