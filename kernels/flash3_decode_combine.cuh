@@ -141,7 +141,7 @@ __device__ __forceinline__ void combine_splits_if_last(unsigned char* smem, cons
   using Smem = DecodeCombineLayout<kHeadDim>;
   constexpr int D = kHeadDim;
   const int tid = static_cast<int>(threadIdx.x);
-  constexpr int kWeightStride = kMaxSplits + 1;  // a row's weights, the next row a bank over
+  constexpr int kWeightStride = Smem::weight_stride(kMaxSplits);
   float* const s_weight = combine_at<float>(smem, Smem::kWeight);  // [row][kWeightStride]
   int* const s_last = combine_at<int>(smem, Smem::last(kMaxSplits));
   __threadfence();  // the part is visible before the arrival that announces it

@@ -49,9 +49,11 @@ struct DecodeCombineLayout {
   static constexpr int kStats = kO + kDecodeWarps * kDecodeMaxRows * kORowFloats * 4;  // max, sum
   static constexpr int kFactor = kStats + kDecodeWarps * kDecodeMaxRows * 8;  // [warp][row]
   static constexpr int kLse = kFactor + kDecodeWarps * kDecodeMaxRows * 4;    // [row]
-  static constexpr int kWeight = kLse + kDecodeMaxRows * 4;  // [row][split], rows a bank apart
+  static constexpr int kWeight = kLse + kDecodeMaxRows * 4;  // [row][weight_stride]
+  // A row's split weights, the next row one float (a bank) further on.
+  __host__ __device__ static constexpr int weight_stride(int max_splits) { return max_splits + 1; }
   __host__ __device__ static constexpr int last(int max_splits) {
-    return kWeight + (max_splits + 1) * kDecodeMaxRows * 4;
+    return kWeight + weight_stride(max_splits) * kDecodeMaxRows * 4;
   }
   __host__ __device__ static constexpr int bytes(int max_splits) { return last(max_splits) + 16; }
 };
