@@ -237,29 +237,28 @@ std::string charts_section(const RunReport& report) {
   std::string out = "<section id=\"charts\">\n<h2>Charts</h2>\n";
   out += "<figure>\n" + tflops_chart(report) +
          "<figcaption>Median throughput of each backend against the sequence length (log axes); "
-         "FLOPs count only the "
-         "(query, key) pairs the mask leaves visible. Dashed: this GPU's measured dense GEMM "
-         "ceiling.</figcaption>\n"
+         "FLOPs count only the (query, key) pairs the mask leaves visible. "
+         "Dashed: this GPU's measured dense GEMM ceiling.</figcaption>\n"
          "</figure>\n";
   if (const std::string roofline = roofline_chart(report); !roofline.empty())
     out += "<figure>\n" + roofline +
-           "<figcaption>Each timed case at its FLOPs per byte a call must move (a forward: Q, K, V "
-           "read, O "
-           "written once; a backward: Q, K, V, O, dO read, dQ, dK, dV written), "
-           "under the roof of this GPU's measured GEMM and HBM read ceilings: left of the ridge a "
-           "case is "
-           "memory-bound and %peak holds it against the read ceiling.</figcaption>\n</figure>\n";
+           "<figcaption>Each timed case at its FLOPs per byte a call must move "
+           "(a forward: Q, K, V read, O written once; "
+           "a backward: Q, K, V, O, dO read, dQ, dK, dV written), "
+           "under the roof of this GPU's measured GEMM and HBM read ceilings: "
+           "left of the ridge a case is memory-bound and %peak holds it against the read ceiling."
+           "</figcaption>\n</figure>\n";
   if (!profiled)
     return out +
            "<p>No kernel profile in this run: the charts of where the time goes are left "
            "out.</p>\n</section>\n";
   out += "<figure>\n" + kernel_time_chart(report) +
-         "<figcaption>Each forward's kernel time split by kernel category, as a share of the "
-         "whole; the total is at the "
-         "right of each bar. Hover a segment for its time.</figcaption>\n</figure>\n";
+         "<figcaption>Each forward's kernel time split by kernel category, "
+         "as a share of the whole; the total is at the right of each bar. "
+         "Hover a segment for its time.</figcaption>\n</figure>\n";
   out += "<figure>\n" + launches_chart(report) +
-         "<figcaption>Kernels and memcpys one forward launches: a fused backend launches "
-         "one.</figcaption>\n</figure>\n";
+         "<figcaption>Kernels and memcpys one forward launches: "
+         "a fused backend launches one.</figcaption>\n</figure>\n";
   return out + "</section>\n";
 }
 
@@ -267,15 +266,14 @@ std::string dims(const Dim3& d) {
   return fmt::format("({},{},{})", d.x, d.y, d.z);
 }
 
-std::string kernel_table(const CaseProfile& p) {
-  std::string out =
-      "<div class=\"table-wrap\"><table "
-      "class=\"kernels\">\n<thead><tr><th>kernel</th><th>category</th><th class=\"num\">"
-      "/fwd</th><th class=\"num\">mean us</th><th>grid</th><th>block</th><th "
-      "class=\"num\">regs</th><th class=\"num\">"
-      "smem KB s+d</th><th>cluster</th><th>launch</th><th class=\"num\">occ.</th><th>limited "
-      "by</th><th class=\"num\">"
-      "torch</th></tr></thead>\n<tbody>\n";
+std::string kernel_table(const CaseProfile& p, AttentionPass pass) {
+  std::string out = fmt::format(
+      "<div class=\"table-wrap\"><table class=\"kernels\">\n<thead><tr>"
+      "<th>kernel</th><th>category</th><th class=\"num\">/{}</th><th class=\"num\">mean us</th>"
+      "<th>grid</th><th>block</th><th class=\"num\">regs</th><th class=\"num\">smem KB s+d</th>"
+      "<th>cluster</th><th>launch</th><th class=\"num\">occ.</th><th>limited by</th>"
+      "<th class=\"num\">torch</th></tr></thead>\n<tbody>\n",
+      pass_name(pass));
   for (const KernelProfile& k : p.kernels) {
     const OccupancyEstimate* o = k.occupancy ? &*k.occupancy : nullptr;
     out += fmt::format(
@@ -304,20 +302,22 @@ std::string kernel_table(const CaseProfile& p) {
 
 // A call's CPU ops as a call tree (an op indented under its caller), per call of `pass`.
 std::string op_table(const OpsProfile& o, AttentionPass pass) {
-  const char* call = pass_call_name(pass);
+  const std::string launches_outside =
+      o.launches_outside_ops > 0
+          ? fmt::format(", {:g} launches outside every op", o.launches_outside_ops)
+          : "";
   std::string out =
       "<p>" +
-      html_escape(
-          fmt::format("CPU ops per {0}: the {0}'s host time {1:.1f} us, {2:.1f} us of it "
-                      "inside launch calls{3}; traced (NVTX and CUPTI on)",
-                      call, o.host_us, o.launch_api_us,
-                      o.launches_outside_ops > 0
-                          ? fmt::format(", {:g} launches outside every op", o.launches_outside_ops)
-                          : "")) +
-      "</p>\n<div class=\"table-wrap\"><table class=\"ops\">\n<thead><tr><th>op</th><th "
-      "class=\"num\">calls/fwd</th><th class=\"num\">CPU total us</th><th class=\"num\">CPU self "
-      "us</th><th class=\"num\">kernels</th><th class=\"num\">memcpys</th><th "
-      "class=\"num\">memsets</th></tr></thead>\n<tbody>\n";
+      html_escape(fmt::format("CPU ops per {0}: the {0}'s host time {1:.1f} us, "
+                              "{2:.1f} us of it inside launch calls{3}; traced (NVTX and CUPTI on)",
+                              pass_call_name(pass), o.host_us, o.launch_api_us, launches_outside)) +
+      "</p>\n";
+  out += fmt::format(
+      "<div class=\"table-wrap\"><table class=\"ops\">\n<thead><tr><th>op</th>"
+      "<th class=\"num\">calls/{}</th><th class=\"num\">CPU total us</th>"
+      "<th class=\"num\">CPU self us</th><th class=\"num\">kernels</th>"
+      "<th class=\"num\">memcpys</th><th class=\"num\">memsets</th></tr></thead>\n<tbody>\n",
+      pass_name(pass));
   for (const OpProfile& op : o.ops)
     out += fmt::format(
         "<tr><td class=\"mono\" style=\"padding-left:{}em\" title=\"{}\">{}</td><td class=\"num\">{:g}</td><td "
@@ -387,7 +387,7 @@ std::string case_details(const CaseResult& c, std::size_t index, const TableCont
                                    p.memsets_per_forward(), kernel_us, wall_us,
                                    wall_us > 0 ? 100 * kernel_us / wall_us : 0.0)) +
            "</p>\n";
-    out += kernel_table(p);
+    out += kernel_table(p, c.problem.pass);
     if (p.ops) out += op_table(*p.ops, c.problem.pass);
     if (!p.findings.empty()) {
       out += "<ul class=\"findings\">\n";

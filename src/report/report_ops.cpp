@@ -22,7 +22,7 @@ std::string case_title(const CaseResult& c) {
                      c.problem.causal ? " causal" : "");
 }
 
-double calls_per_forward(const OpsProfile& o) {
+double op_calls(const OpsProfile& o) {
   double calls = 0;
   for (const OpProfile& op : o.ops) calls += op.calls;
   return calls;
@@ -30,11 +30,10 @@ double calls_per_forward(const OpsProfile& o) {
 
 std::string ops_summary(const CaseResult& c, const OpsProfile& o) {
   std::string text = fmt::format(
-      "{}: {:g} op calls per {} ({} ops in the call tree); the {}'s host time {:.1f} us, {:.1f} us "
-      "of it "
-      "inside launch calls",
-      case_title(c), calls_per_forward(o), pass_call_name(c.problem.pass), o.ops.size(),
-      pass_call_name(c.problem.pass), o.host_us, o.launch_api_us);
+      "{0}: {1:g} op calls per {2} ({3} ops in the call tree); "
+      "the {2}'s host time {4:.1f} us, {5:.1f} us of it inside launch calls",
+      case_title(c), op_calls(o), pass_call_name(c.problem.pass), o.ops.size(), o.host_us,
+      o.launch_api_us);
   if (o.launches_outside_ops > 0) text += fmt::format("; {:g} launches outside every op", o.launches_outside_ops);
   if (o.unclosed > 0) text += fmt::format("; {} op ranges never ended (left out)", o.unclosed);
   if (c.host) text += fmt::format("; host {:.1f} us per call timed apart, without op ranges", c.host->per_call_us);
@@ -72,12 +71,11 @@ std::string format_ops(const RunReport& report, const TextStyle& style) {
   return out + "\n" +
          wrap(fmt::format(
                   "ops: per {0} (mean of the profiled {0}s), an op under the op that called it; "
-                  "CPU us: "
-                  "wall time inside the op, its children included; self us: less its children; "
-                  "kern, "
-                  "copy, set: kernels, memcpys and memsets the op launched itself. Times are "
-                  "traced (NVTX "
-                  "and CUPTI on): compare them with each other, not with untraced host times",
+                  "CPU us: wall time inside the op, its children included; "
+                  "self us: less its children; "
+                  "kern, copy, set: kernels, memcpys and memsets the op launched itself. "
+                  "Times are traced (NVTX and CUPTI on): "
+                  "compare them with each other, not with untraced host times",
                   report_call_name(report)),
               style.width, 0, 2);
 }
@@ -88,8 +86,10 @@ std::string format_ops_markdown(const RunReport& report) {
     if (!c.profile || !c.profile->ops) continue;
     const OpsProfile& o = *c.profile->ops;
     out += fmt::format("\n**{}**\n\n", markdown_cell(ops_summary(c, o)));
-    out += "| op | calls/fwd | CPU total us | CPU self us | kernels | memcpys | memsets | shapes |\n"
-           "|---|---:|---:|---:|---:|---:|---:|---|\n";
+    out += fmt::format(
+        "| op | calls/{} | CPU total us | CPU self us | kernels | memcpys | memsets | shapes |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---|\n",
+        pass_name(c.problem.pass));
     for (const OpProfile& op : o.ops)
       out += fmt::format("| {}{} | {:g} | {:.1f} | {:.1f} | {:g} | {:g} | {:g} | {} |\n",
                          std::string(2 * static_cast<std::size_t>(op.depth), '.'), markdown_cell(op.name), op.calls,

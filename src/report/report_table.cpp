@@ -65,10 +65,10 @@ std::string peak_legend(const TableContext& t) {
                                           ceilings->bf16_gemm_tflops, ceilings->fp16_gemm_tflops);
   if (ceilings->read_tb_per_s <= 0) return "%peak: of " + compute;
   return fmt::format(
-      "%peak: the ceiling that bounds the case, by its FLOPs per byte a {} must move against the "
-      "ridge point "
-      "({:.0f} bf16): cmp of {}, mem of the measured {:.2f} TB/s HBM read ceiling (the minimum "
-      "bytes per second)",
+      "%peak: the ceiling that bounds the case, "
+      "by its FLOPs per byte a {} must move against the ridge point ({:.0f} bf16): "
+      "cmp of {}, "
+      "mem of the measured {:.2f} TB/s HBM read ceiling (the minimum bytes per second)",
       t.call_name(), compute_ceiling_tflops(*ceilings, DType::bf16) / ceilings->read_tb_per_s,
       compute, ceilings->read_tb_per_s);
 }

@@ -63,6 +63,16 @@ TEST(HtmlReport, WithoutAProfileSaysTheKernelChartsAreLeftOut) {
   EXPECT_NE(html.find("No kernel profile in this run"), std::string::npos);
 }
 
+TEST(HtmlReport, KernelTablesCountPerCallOfTheCasesPass) {
+  RunReport report = recorded("h200-default-run1.json");
+  const std::size_t profiled = count(format_html(report), "<th class=\"num\">/fwd</th>");
+  EXPECT_GT(profiled, 0u);
+  for (CaseResult& c : report.cases) c.problem.pass = AttentionPass::backward;
+  const std::string html = format_html(report);
+  EXPECT_EQ(count(html, "<th class=\"num\">/bwd</th>"), profiled);
+  EXPECT_EQ(count(html, "/fwd<"), 0u);
+}
+
 TEST(HtmlComparison, ShowsEachVerdictAndTheChangeChart) {
   const RunReport base = recorded("h200-default-run1.json");
   RunReport next = base;

@@ -133,7 +133,9 @@ TEST(OpsText, ABackwardsOpsArePerBackward) {
       << text;
   EXPECT_NE(text.find("ops: per backward (mean of the profiled backwards)"), std::string::npos)
       << text;
-  EXPECT_NE(format_ops_markdown(r).find("**CPU ops per backward**"), std::string::npos);
+  const std::string md = format_ops_markdown(r);
+  EXPECT_NE(md.find("**CPU ops per backward**"), std::string::npos) << md;
+  EXPECT_NE(md.find("| op | calls/bwd |"), std::string::npos) << md;
 }
 
 TEST(OpsText, SaysWhenNoCaseHasOps) {
