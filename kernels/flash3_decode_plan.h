@@ -38,6 +38,12 @@ inline constexpr int kDecodeMaxSplits = 128;
 // same SM's share of HBM: worth it only when long (H100, B1 H32/8 Skv32768 D64: 31 splits of
 // 16-17 blocks, two CTAs on most SMs, 0.0434 ms; 16 of 32 blocks, one an SM, 0.0394).
 inline constexpr int kDecodeMinStackedSplitBlocks = 32;
+// Splitting at all costs the combine (every part written, then the last CTA's merge: about 3 us
+// on the H100). Where the unsplit CTAs already run one an SM, on the deep ring, a split that
+// stacks a second CTA gains only the bytes in flight that ring lacks, worth the combine on long
+// keys alone (H100, B16 H32/8 D64: Skv4096 unsplit 0.0592 ms, 2 splits 0.0619; Skv32768 unsplit
+// 0.377, 2 splits 0.370).
+inline constexpr int kDecodeMinBlocksToStack = 128;
 
 // Shared memory after a decode CTA's main loop, laid over its drained K/V stages
 // (flash3_decode_combine.cuh): each warp's part of O and its rows' max and sum, the rows' factors
@@ -145,7 +151,8 @@ inline double decode_balance(int64_t ctas, int sms, int ctas_per_sm, int ctas_to
 // The split heuristic: `units` CTAs of `n_blocks` key blocks each split into the fewest parts whose
 // balance (above) is within 5% of the best count's, among counts that change the blocks a split
 // holds, at most kDecodeMaxSplits and at least kDecodeMinSplitBlocks blocks a split
-// (kDecodeMinStackedSplitBlocks where the split alone puts more than one CTA on an SM).
+// (kDecodeMinStackedSplitBlocks where the split alone puts more than one CTA on an SM, and then
+// only for a sequence of kDecodeMinBlocksToStack blocks or more).
 // FlashAttention's decode heuristic counts CTA slots alone; on the H100 that split B16 H32/8 D128
 // in two (256 CTAs, 0.712 ms) where one CTA an SM is faster (0.701), and left D64 B64 unsplit
 // (docs/kernel-notes.md, the split sweep).
@@ -161,7 +168,8 @@ inline int decode_splits(int64_t units, int64_t n_blocks, int sms, int ctas_per_
     if (splits == 1) return true;
     const bool stacked = units <= sms && units * splits > sms;
     return blocks_each(splits) != blocks_each(splits - 1) &&
-           (!stacked || blocks_each(splits) >= kDecodeMinStackedSplitBlocks);
+           (!stacked || (blocks_each(splits) >= kDecodeMinStackedSplitBlocks &&
+                         n_blocks >= kDecodeMinBlocksToStack));
   };
   const auto balance = [&](int64_t splits) {
     return decode_balance(units * splits, sms, ctas_per_sm, ctas_to_fill);
