@@ -38,11 +38,12 @@ inline constexpr int kDecodeMaxSplits = 128;
 // same SM's share of HBM: worth it only when long (H100, B1 H32/8 Skv32768 D64: 31 splits of
 // 16-17 blocks, two CTAs on most SMs, 0.0434 ms; 16 of 32 blocks, one an SM, 0.0394).
 inline constexpr int kDecodeMinStackedSplitBlocks = 32;
-// Splitting at all costs the combine (every part written, then the last CTA's merge: about 3 us
-// on the H100). Where the unsplit CTAs already run one an SM, on the deep ring, a split that
-// stacks a second CTA gains only the bytes in flight that ring lacks, worth the combine on long
-// keys alone (H100, B16 H32/8 D64: Skv4096 unsplit 0.0592 ms, 2 splits 0.0619; Skv32768 unsplit
-// 0.377, 2 splits 0.370).
+// Splitting at all costs the combine (every part written, then the last CTA's merge: about 2 us
+// on the H100). Where the unsplit CTAs of a contiguous cache already run one an SM, on the deep
+// ring, a split that stacks a second CTA gains only the bytes in flight that ring lacks, worth the
+// combine from about 100 key blocks (H100, B16 H32/8 D64, unsplit against 2 splits: Skv4096
+// 0.0586/0.0610 ms, Skv8192 0.1043/0.1032, Skv16384 0.195/0.188). A paged cache splits anyway:
+// one CTA an SM leaves its page lookups' latency bare (Skv4096 D64, pages of 16: 0.0801/0.0645).
 inline constexpr int kDecodeMinBlocksToStack = 128;
 
 // Shared memory after a decode CTA's main loop, laid over its drained K/V stages
@@ -152,11 +153,12 @@ inline double decode_balance(int64_t ctas, int sms, int ctas_per_sm, int ctas_to
 // balance (above) is within 5% of the best count's, among counts that change the blocks a split
 // holds, at most kDecodeMaxSplits and at least kDecodeMinSplitBlocks blocks a split
 // (kDecodeMinStackedSplitBlocks where the split alone puts more than one CTA on an SM, and then
-// only for a sequence of kDecodeMinBlocksToStack blocks or more).
+// only for a sequence of `min_blocks_to_stack` blocks or more).
 // FlashAttention's decode heuristic counts CTA slots alone; on the H100 that split B16 H32/8 D128
 // in two (256 CTAs, 0.712 ms) where one CTA an SM is faster (0.701), and left D64 B64 unsplit
 // (docs/kernel-notes.md, the split sweep).
-inline int decode_splits(int64_t units, int64_t n_blocks, int sms, int ctas_per_sm, int ctas_to_fill) {
+inline int decode_splits(int64_t units, int64_t n_blocks, int sms, int ctas_per_sm,
+                         int ctas_to_fill, int64_t min_blocks_to_stack) {
   sms = std::max(sms, 1);
   ctas_per_sm = std::max(ctas_per_sm, 1);
   ctas_to_fill = std::clamp(ctas_to_fill, 1, ctas_per_sm);
@@ -169,7 +171,7 @@ inline int decode_splits(int64_t units, int64_t n_blocks, int sms, int ctas_per_
     const bool stacked = units <= sms && units * splits > sms;
     return blocks_each(splits) != blocks_each(splits - 1) &&
            (!stacked || (blocks_each(splits) >= kDecodeMinStackedSplitBlocks &&
-                         n_blocks >= kDecodeMinBlocksToStack));
+                         n_blocks >= min_blocks_to_stack));
   };
   const auto balance = [&](int64_t splits) {
     return decode_balance(units * splits, sms, ctas_per_sm, ctas_to_fill);
@@ -209,7 +211,8 @@ inline DecodePlan plan_decode(const AttentionShape& s, int sms, bool paged = fal
   p.units = s.batch * s.kv_heads * p.row_blocks;
   const DecodeSlots slots = decode_slots(s.head_dim, p.rows);
   const int ctas_to_fill = paged ? slots.wide : slots.fill;
-  const int splits = decode_splits(p.units, p.n_blocks, sms, slots.wide, ctas_to_fill);
+  const int splits = decode_splits(p.units, p.n_blocks, sms, slots.wide, ctas_to_fill,
+                                   paged ? 0 : kDecodeMinBlocksToStack);
   p.blocks_per_split = (p.n_blocks + splits - 1) / splits;
   p.splits = (p.n_blocks + p.blocks_per_split - 1) / p.blocks_per_split;  // none empty
   const bool one_each = p.units * p.splits <= sms;

@@ -144,6 +144,22 @@ TEST(Flash3DecodePlan, AShortSplitDoesNotStackASecondCtaOnAnSm) {
   EXPECT_EQ(plan_decode(decode(1, 32, 8, 1, 32768), kH200Sms, true).splits, 16);
 }
 
+// Splitting costs the combine: contiguous B16 H32/8 D64 keeps a sequence under 128 blocks whole,
+// one deep CTA on 128 SMs, and splits one of 128 in two, two wide CTAs an SM; paged, it splits.
+TEST(Flash3DecodePlan, AShortSequenceStaysWholeWhereItsCtasRunOneAnSm) {
+  AttentionShape b16 = decode(16, 32, 8, 1, 4096);
+  b16.head_dim = 64;
+  const DecodePlan short_keys = plan_decode(b16, kH200Sms);
+  EXPECT_EQ(short_keys.splits, 1);
+  EXPECT_EQ(short_keys.ctas_per_sm, decode_slots(64, 16).deep);
+  EXPECT_EQ(decode_workspace_bytes(short_keys, 64), 0u);
+  b16.seq_kv = kDecodeMinBlocksToStack * kDecodeBlockN;
+  EXPECT_EQ(plan_decode(b16, kH200Sms).splits, 2);
+  b16.seq_kv -= kDecodeBlockN;
+  EXPECT_EQ(plan_decode(b16, kH200Sms).splits, 1);
+  EXPECT_EQ(plan_decode(decode(16, 32, 8, 1, 4096), kH200Sms, true).splits, 2);  // paged
+}
+
 TEST(Flash3DecodePlan, APagedCacheFillsEverySlotOfAnSm) {
   // B16 H32/8 D128: one CTA an SM contiguous; paged, two an SM (256 CTAs) for the lookups' latency.
   EXPECT_EQ(plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms, false).splits, 1);
@@ -181,7 +197,7 @@ TEST(Flash3DecodePlan, SplitsAreNeverEmptyAndCoverEveryBlock) {
       for (int64_t units = 1; units <= 300; units += 13)
         for (int64_t blocks = 1; blocks <= 2100; blocks += 7) {
           const int fill = std::min(ctas, 2);
-          const int splits = decode_splits(units, blocks, sms, ctas, fill);
+          const int splits = decode_splits(units, blocks, sms, ctas, fill, kDecodeMinBlocksToStack);
           ASSERT_GE(splits, 1);
           ASSERT_LE(splits, kDecodeMaxSplits);
           const int64_t each = (blocks + splits - 1) / splits;
