@@ -8,8 +8,10 @@
 // - inside a CTA, each of the 4 warps owns 16 keys of every 64-key block (scores, online
 //   softmax, a partial O of all rows), and the warps' parts are merged in shared memory at the end
 //   (flash3_decode_combine.cuh, with the splits' combine);
-// - K and V stream through a kStages-deep cp.async ring of swizzled tiles; mma.sync m16n8k16 and
-//   ldmatrix as in the flash kernel (mma_sm80.cuh), which Hopper runs as well.
+// - K and V stream through a kStages-deep ring of TMA boxes (128-byte swizzle, one mbarrier a
+//   stage), which warp 0 refills as soon as every warp is past a block: kStages blocks in flight
+//   while a CTA waits; mma.sync m16n8k16 and ldmatrix as in the flash kernel (mma_sm80.cuh),
+//   which Hopper runs as well.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -19,18 +21,22 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "dispatch.cuh"
 #include "flash3_decode_combine.cuh"
 #include "flash3_decode_plan.h"
 #include "fused_forward.h"
 #include "mma_sm80.cuh"
+#include "mma_sm90.cuh"
+#include "tma_map.h"
 
 namespace sdpa::flash3 {
 
 template <typename T, int kHeadDim, int kMTiles, int kCtasPerSm>
 __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
-    flash3_decode_kernel(const DecodeParams p) {
+    flash3_decode_kernel(const __grid_constant__ CUtensorMap map_k,
+                         const __grid_constant__ CUtensorMap map_v, const DecodeParams p) {
   using namespace sm80;
   using Traits = DecodeTraits<kHeadDim, kCtasPerSm>;
   constexpr int D = kHeadDim;
@@ -38,13 +44,17 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
   constexpr int kRowBytes = Traits::kRowBytes;
   constexpr int kChunksPerRow = D / 8;
   constexpr int kRowsPerPass = kDecodeThreads / kChunksPerRow;
-  constexpr int kKvPasses = kDecodeBlockN / kRowsPerPass;
-  static_assert(kRows % kRowsPerPass == 0 && kDecodeBlockN % kRowsPerPass == 0,
-                "whole cp.async passes");
+  static_assert(kRows % kRowsPerPass == 0, "whole cp.async passes");
   static_assert(kRowsPerPass % 8 == 0, "a thread's swizzle phase stays the same between passes");
   static_assert(kDecodeBlockN == 16 * kDecodeWarps, "each warp owns 16 keys of a block");
 
-  extern __shared__ __align__(128) unsigned char smem[];
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  // TMA's 128-byte swizzle starts its 8-row atoms 1024-aligned (kAlignBytes of room for this).
+  const uint32_t raw = shared_address(smem_raw);
+  const uint32_t s_q = (raw + Traits::kAlignBytes - 1) & ~uint32_t{Traits::kAlignBytes - 1};
+  unsigned char* const smem = smem_raw + (s_q - raw);
+  const uint32_t s_kv = s_q + Traits::kQBytes;
+  const uint32_t s_full = s_q + Traits::kBarrierOffset;  // a barrier a stage: its block landed
 
   const int rb = static_cast<int>(blockIdx.x) % p.row_blocks;
   const int split = static_cast<int>(blockIdx.x) / p.row_blocks;
@@ -59,69 +69,69 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
           p.seq_q +
       row0;
   const T* const q = static_cast<const T*>(p.q) + first_row * D;
-  const T* const k = static_cast<const T*>(p.k);
-  const T* const v = static_cast<const T*>(p.v);
   const int first_block = split * p.blocks_per_split;
   const int n_blocks = min(p.blocks_per_split, p.n_blocks - first_block);
 
-  const uint32_t s_q = shared_address(smem);
-  const uint32_t s_kv = s_q + Traits::kQBytes;
-
-  // cp.async: consecutive threads copy consecutive 16-byte chunks of a row.
   const int tid = static_cast<int>(threadIdx.x);
-  const int ld_row = tid / kChunksPerRow;
-  const int ld_chunk = tid % kChunksPerRow;
-  const uint32_t ld_smem = ld_row * kRowBytes + ((ld_chunk ^ (ld_row & 7)) * 16);
-
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  if (tid == 0) {
 #pragma unroll
-  for (int pass = 0; pass < kRows / kRowsPerPass; ++pass) {
-    const int r = ld_row + pass * kRowsPerPass;
-    const bool valid = r < valid_rows;
-    cp_async_16(s_q + ld_smem + pass * kRowsPerPass * kRowBytes,
-                q + (valid ? r * D + ld_chunk * 8 : 0), valid);
+    for (int s = 0; s < Traits::kStages; ++s) sm90::mbarrier_init(s_full + 8 * s, 1);
+    sm90::mbarrier_init_fence();
   }
-  // Where the thread's rows of key block nb (counted in the split) lie in K and V, or -1 past the
-  // visible keys (zero-filled). Found before the wait for the block ahead of it, so that a paged
-  // cache's table lookups overlap that wait.
-  using KvRows = int64_t[kKvPasses];
-  auto find_kv_rows = [&](int nb, KvRows& at) {
-    const int n0 = (first_block + nb) * kDecodeBlockN;
-    const bool small_pages = p.kv.small_pages();
-    const int64_t block = small_pages ? 0 : p.kv.block_offset(b, h, n0);
-#pragma unroll
-    for (int pass = 0; pass < kKvPasses; ++pass) {
-      const int r = ld_row + pass * kRowsPerPass;
-      at[pass] = -1;
-      if (n0 + r < p.visible_keys)
-        at[pass] =
-            (small_pages ? p.kv.small_page_offset(b, h, n0 + r) : block + r * p.kv.row_stride) +
-            ld_chunk * 8;
-    }
-  };
-  auto load_kv = [&](const KvRows& at, int stage) {
-    const uint32_t s_k = s_kv + stage * Traits::kStageBytes + ld_smem;
-    const uint32_t s_v = s_k + Traits::kTileBytes;
-#pragma unroll
-    for (int pass = 0; pass < kKvPasses; ++pass) {
-      const bool valid = at[pass] >= 0;
-      cp_async_16(s_k + pass * kRowsPerPass * kRowBytes, k + (valid ? at[pass] : 0), valid);
-      cp_async_16(s_v + pass * kRowsPerPass * kRowBytes, v + (valid ? at[pass] : 0), valid);
-    }
-  };
 
-  // Groups in flight: {Q, block 0}, then one per block up to kStages - 1 ahead.
-  KvRows rows_ahead;
+  // Q by cp.async into the tiles' layout: consecutive threads copy consecutive 16-byte chunks of
+  // a row, chunk c in half c / 8.
+  {
+    const int ld_row = tid / kChunksPerRow;
+    const int ld_chunk = tid % kChunksPerRow;
+    const uint32_t ld_smem = (ld_chunk / 8) * Traits::kQHalfBytes + ld_row * kRowBytes +
+                             (((ld_chunk % 8) ^ (ld_row & 7)) * 16);
 #pragma unroll
-  for (int s = 0; s < Traits::kStages - 1; ++s) {
-    if (s < n_blocks) {
-      find_kv_rows(s, rows_ahead);
-      load_kv(rows_ahead, s);
+    for (int pass = 0; pass < kRows / kRowsPerPass; ++pass) {
+      const int r = ld_row + pass * kRowsPerPass;
+      const bool valid = r < valid_rows;
+      cp_async_16(s_q + ld_smem + pass * kRowsPerPass * kRowBytes,
+                  q + (valid ? r * D + ld_chunk * 8 : 0), valid);
     }
     cp_async_commit();
   }
 
-  const int warp = tid / 32;
-  const int lane = tid % 32;
+  // Warp 0 reads the K/V boxes: lane i the i-th box of a block's keys (one box, or a page each).
+  // The box of key block nb (counted in the split) is found before the barrier that frees its
+  // stage, so that a block-table lookup overlaps the wait for it.
+  const bool box_lane = warp == 0 && lane < p.kv.boxes_per_block();
+  auto find_box = [&](int nb) {
+    return p.kv.box(b, h, (first_block + nb) * kDecodeBlockN + lane * p.kv.box_rows);
+  };
+  auto load_block = [&](DecodeKvBox box, int stage) {
+    const uint32_t full = s_full + 8 * stage;
+    if (lane == 0) sm90::mbarrier_arrive_expect_tx(full, Traits::kStageBytes);
+    __syncwarp();
+    if (box_lane) {
+      const uint32_t s_k = s_kv + stage * Traits::kStageBytes + lane * p.kv.box_rows * kRowBytes;
+#pragma unroll
+      for (int half = 0; half < Traits::kHalves; ++half) {
+        const uint32_t at = s_k + half * Traits::kTileHalfBytes;
+        sm90::tma_load_3d(at, &map_k, full, half * 64, box.row, box.head);
+        sm90::tma_load_3d(at + Traits::kTileBytes, &map_v, full, half * 64, box.row, box.head);
+      }
+    }
+  };
+  {
+    DecodeKvBox first[Traits::kStages]{};
+#pragma unroll
+    for (int s = 0; s < Traits::kStages; ++s)
+      if (box_lane && s < n_blocks) first[s] = find_box(s);
+    __syncthreads();  // the barriers are initialised
+    if (warp == 0) {
+#pragma unroll
+      for (int s = 0; s < Traits::kStages; ++s)
+        if (s < n_blocks) load_block(first[s], s);
+    }
+  }
+
   const int g = lane / 4;  // accumulator row within an m16 tile (and g + 8)
   const int t = lane % 4;  // accumulator column pair
   // ldmatrix lane addresses, as in the flash kernel. Q (A, x4) and V (B, x4.trans): row
@@ -132,6 +142,8 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
   const uint32_t qv_phase = ((lane / 16) ^ (lane % 8)) * 16;
   const uint32_t k_phase = (((lane / 8) % 2) ^ (lane % 8)) * 16;
   const uint32_t q_lane = (s_q + qv_row * kRowBytes) | qv_phase;
+  constexpr int kQNextLine = Traits::kQHalfBytes;  // swizzled_pair's step to the next half
+  constexpr int kKvNextLine = Traits::kTileHalfBytes;
   const int warp_key0 = warp * 16;  // the warp's keys in a block
 
   // The query position (0 .. Sq-1) of the thread's accumulator rows g and g + 8 of each m16
@@ -156,20 +168,27 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
     row_sum[mt][0] = row_sum[mt][1] = 0.f;
   }
 
+  cp_async_wait<0>();  // Q landed; the loop's first barrier shows it to every warp
   int stage = 0;
+  uint32_t phase = 0;
   for (int nb = 0; nb < n_blocks; ++nb) {
+    // Block `ahead` goes into nb - 1's stage once every warp is done with it; the prologue
+    // loaded blocks up to kStages - 1.
     const int ahead = nb + Traits::kStages - 1;
-    if (ahead < n_blocks) find_kv_rows(ahead, rows_ahead);
-    cp_async_wait<Traits::kStages - 2>();  // block nb landed
-    __syncthreads();  // ... for every thread, and every warp is done with nb - 1
-    // Block `ahead` into nb - 1's stage, free now.
-    if (ahead < n_blocks) load_kv(rows_ahead, stage == 0 ? Traits::kStages - 1 : stage - 1);
-    cp_async_commit();
+    const bool load_ahead = nb > 0 && ahead < n_blocks;
+    DecodeKvBox box{};
+    if (box_lane && load_ahead) box = find_box(ahead);
+    __syncthreads();
+    if (warp == 0 && load_ahead) load_block(box, stage == 0 ? Traits::kStages - 1 : stage - 1);
+    sm90::mbarrier_wait(s_full + 8 * stage, phase);  // block nb landed
     const uint32_t s_k = s_kv + stage * Traits::kStageBytes;
     const uint32_t k_lane = (s_k + (warp_key0 + k_row) * kRowBytes) | k_phase;
     const uint32_t v_lane =
         (s_k + Traits::kTileBytes + (warp_key0 + qv_row) * kRowBytes) | qv_phase;
-    stage = stage + 1 == Traits::kStages ? 0 : stage + 1;
+    if (++stage == Traits::kStages) {
+      stage = 0;
+      phase ^= 1;
+    }
 
     // S = Q K^T over the warp's 16 keys: n8 tiles 0 (keys 0-7) and 1 (keys 8-15).
     float acc_s[kMTiles][2][4];
@@ -182,11 +201,11 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
 #pragma unroll
     for (int ks = 0; ks < D / 16; ++ks) {
       uint32_t bk[4];
-      ldmatrix_x4(bk, swizzled_pair(k_lane, ks));
+      ldmatrix_x4(bk, swizzled_pair(k_lane, ks, kKvNextLine));
 #pragma unroll
       for (int mt = 0; mt < kMTiles; ++mt) {
         uint32_t a[4];
-        ldmatrix_x4(a, swizzled_pair(q_lane, ks) + mt * 16 * kRowBytes);
+        ldmatrix_x4(a, swizzled_pair(q_lane, ks, kQNextLine) + mt * 16 * kRowBytes);
         mma_16816<T>(acc_s[mt][0], a, bk[0], bk[1]);
         mma_16816<T>(acc_s[mt][1], a, bk[2], bk[3]);
       }
@@ -254,13 +273,12 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
 #pragma unroll
       for (int d16 = 0; d16 < D / 16; ++d16) {
         uint32_t bv[4];
-        ldmatrix_x4_trans(bv, swizzled_pair(v_lane, d16));
+        ldmatrix_x4_trans(bv, swizzled_pair(v_lane, d16, kKvNextLine));
         mma_16816<T>(acc_o[mt][2 * d16], pa, bv[0], bv[1]);
         mma_16816<T>(acc_o[mt][2 * d16 + 1], pa, bv[2], bv[3]);
       }
     }
   }
-  cp_async_wait<0>();
   __syncthreads();  // every warp is done with the stages: the combine takes them over
 
   unsigned char* const combine = smem + Traits::kQBytes;
@@ -275,22 +293,35 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
 
 // Launches the kernel of `kHeadDim` for f's dtype and packed rows (one m16 tile or two), planned
 // for the current device; cudaErrorInvalidValue where the workspace is short of the plan's, the
-// pages are of a size the kernel cannot read, or the plan splits into more parts than the chosen
-// kernel's combine holds.
+// pages are of a size the kernel cannot read, the driver refuses a tensor map, or the plan splits
+// into more parts than the chosen kernel's combine holds.
 template <int kHeadDim>
 cudaError_t launch_flash3_decode_hdim(const FusedForward& f, const DecodePlan& plan) {
   DecodeParams p{};
   p.q = f.q;
   p.o = f.o;
+  // K and V as TMA maps: the contiguous [B * Hkv, Skv, D], or the pools' [pages * Hkv, page, D].
+  const void* k = f.k;
+  const void* v = f.v;
+  int64_t map_heads = f.shape.batch * f.shape.kv_heads;
+  int64_t map_rows = f.shape.seq_kv;
   if (f.paged != nullptr) {
-    if (!paged_kv_address(*f.paged, p.kv)) return cudaErrorInvalidValue;
-    p.k = f.paged->k_pool;
-    p.v = f.paged->v_pool;
+    if (!paged_kv_boxes(*f.paged, f.shape.kv_heads, plan.visible_keys, p.kv))
+      return cudaErrorInvalidValue;
+    k = f.paged->k_pool;
+    v = f.paged->v_pool;
+    map_heads = f.paged->layout.pool_pages * f.shape.kv_heads;
+    map_rows = f.paged->layout.page_size;
   } else {
-    p.kv = contiguous_kv_address(f.shape);
-    p.k = f.k;
-    p.v = f.v;
+    p.kv = contiguous_kv_boxes(f.shape, plan.visible_keys);
   }
+  CUtensorMap map_k;
+  CUtensorMap map_v;
+  for (const auto& [map, base] : {std::pair{&map_k, k}, std::pair{&map_v, v}})
+    if (const cudaError_t e = encode_head_major_map(*map, base, f.dtype, map_heads, map_rows,
+                                                    kHeadDim, p.kv.box_rows);
+        e != cudaSuccess)
+      return e;
   if (f.workspace_bytes < decode_workspace_bytes(plan, kHeadDim)) return cudaErrorInvalidValue;
   p.parts = decode_workspace(f.workspace, plan);
   p.heads = static_cast<int>(f.shape.heads);
@@ -320,7 +351,7 @@ cudaError_t launch_flash3_decode_hdim(const FusedForward& f, const DecodePlan& p
       static const cudaError_t attr =
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
       if (attr != cudaSuccess) return attr;
-      kernel<<<grid, kDecodeThreads, kSmemBytes, f.stream>>>(p);
+      kernel<<<grid, kDecodeThreads, kSmemBytes, f.stream>>>(map_k, map_v, p);
       return cudaGetLastError();
     };
     using One = std::integral_constant<int, 1>;

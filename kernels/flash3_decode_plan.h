@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -65,19 +66,28 @@ struct DecodeCombineLayout {
   __host__ __device__ static constexpr int bytes(int max_splits) { return last(max_splits) + 16; }
 };
 
-// A decode kernel's shared memory at kCtasPerSm CTAs an SM: Q, then as many K/V stages as fit
-// the SM's 228 KB (1 KB of each CTA's is the system's), 4 at most (D64 at 6 stages and 2 CTAs was
-// faster at B64 and slower at B1 and B64 MHA: docs/kernel-notes.md).
+// A decode kernel's shared memory at kCtasPerSm CTAs an SM, from a 1024-aligned base (the dynamic
+// allocation is rounded up to it: kAlignBytes): Q, then as many K/V stages as fit the SM's 228 KB
+// (1 KB of each CTA's is the system's), 4 at most (D64 at 6 stages and 2 CTAs was faster at B64
+// and slower at B1 and B64 MHA: docs/kernel-notes.md), then a full barrier a stage. Tiles are
+// stored as TMA's 128-byte swizzle lays out boxes of 64 columns: a D128 tile is two 64-column
+// halves, each of 128-byte rows whose 8-row atoms start 1024-aligned.
 template <int kHeadDim, int kCtasPerSm_>
 struct DecodeTraits {
   static constexpr int kCtasPerSm = kCtasPerSm_;
-  static constexpr int kRowBytes = 2 * kHeadDim;
-  static constexpr int kQBytes = kDecodeMaxRows * kRowBytes;
-  static constexpr int kTileBytes = kDecodeBlockN * kRowBytes;  // one K or V block
+  static constexpr int kAlignBytes = 1024;
+  static constexpr int kRowBytes = 128;  // a row of one 64-column half
+  static constexpr int kHalves = kHeadDim / 64;
+  static constexpr int kQHalfBytes = kDecodeMaxRows * kRowBytes;
+  static constexpr int kQBytes = kHalves * kQHalfBytes;
+  static constexpr int kTileHalfBytes = kDecodeBlockN * kRowBytes;
+  static constexpr int kTileBytes = kHalves * kTileHalfBytes;  // one K or V block
   static constexpr int kStageBytes = 2 * kTileBytes;
-  static constexpr int kStages =
-      std::min(4, (228 * 1024 / kCtasPerSm - 1024 - kQBytes) / kStageBytes);
-  static constexpr int kSmemBytes = kQBytes + kStages * kStageBytes;
+  static constexpr int kBarrierBytes = 8 * 4;  // room for the most stages
+  static constexpr int kStages = std::min(
+      4, (228 * 1024 / kCtasPerSm - 1024 - kAlignBytes - kQBytes - kBarrierBytes) / kStageBytes);
+  static constexpr int kBarrierOffset = kQBytes + kStages * kStageBytes;  // from the aligned base
+  static constexpr int kSmemBytes = kAlignBytes + kBarrierOffset + kBarrierBytes;
   // The most split parts its combine merges: a power of two whose weights fit the drained stages
   // (D64 at 4 CTAs an SM: 64; the others kDecodeMaxSplits).
   static constexpr int kMaxSplits = [] {
@@ -85,7 +95,8 @@ struct DecodeTraits {
     while (DecodeCombineLayout<kHeadDim>::bytes(splits) > kStages * kStageBytes) splits /= 2;
     return splits;
   }();
-  static_assert(kHeadDim % 64 == 0, "swizzled rows of whole 128-byte lines");
+  static_assert(kHeadDim % 64 == 0, "tiles of whole 64-column halves");
+  static_assert(kQHalfBytes % 1024 == 0 && kTileHalfBytes % 1024 == 0, "halves of whole atoms");
   static_assert(kStages >= 3, "two blocks in flight while one is read");
   static_assert(kMaxSplits >= 2, "the combine fits the drained stages");
 };
@@ -247,69 +258,70 @@ inline DecodeWorkspace decode_workspace(void* base, const DecodePlan& p) {
           reinterpret_cast<float*>(bytes + arrivals + rows * sizeof(float))};
 }
 
-// Where key rows of (batch b, K/V head h) lie in K or V, in elements: paged_kv_offset's address,
-// with the page found once a key block where a page holds whole blocks (page size a multiple of
-// kDecodeBlockN; a contiguous cache is one page a sequence), and by shift and mask where a block
-// holds whole pages (page size a power of two dividing kDecodeBlockN).
-struct DecodeKvAddress {
-  const int32_t* block_table = nullptr;  // null: contiguous [B, Hkv, Skv, D]
-  int64_t pages_per_sequence = 1;
-  int64_t page_stride = 0;  // contiguous: one sequence, Hkv * Skv * D
-  int64_t head_stride = 0;  // contiguous: Skv * D
-  int64_t row_stride = 0;   // D
-  int page_size = 0;        // contiguous: 0
-  int page_shift = 0;       // log2(page_size) when page_size < kDecodeBlockN
+// The pages a TMA box can read: whole 1024-byte swizzle atoms, 8 rows of 128 bytes.
+inline constexpr int kDecodeMinPage = 8;
 
-  __host__ __device__ bool small_pages() const {
-    return block_table != nullptr && page_size < kDecodeBlockN;
-  }
-  // Key n0 (a multiple of kDecodeBlockN) of a cache whose pages hold whole blocks: its row's
-  // offset; the block's other rows follow it at row_stride.
-  __host__ __device__ int64_t block_offset(int64_t b, int64_t h, int n0) const {
-    if (block_table == nullptr) return b * page_stride + h * head_stride + n0 * row_stride;
-    const int64_t page = block_table[b * pages_per_sequence + n0 / page_size];
-    return page * page_stride + h * head_stride + (n0 % page_size) * row_stride;
-  }
-  // Key `key` of a cache whose blocks hold whole pages.
-  __host__ __device__ int64_t small_page_offset(int64_t b, int64_t h, int key) const {
-    const int64_t page = block_table[b * pages_per_sequence + (key >> page_shift)];
-    return page * page_stride + h * head_stride + (key & (page_size - 1)) * row_stride;
+// A TMA box of K or V rows: its first row and its head in the tensor map.
+struct DecodeKvBox {
+  int row;
+  int head;
+};
+
+// Where the TMA boxes of a key block lie in the tensor maps of K and V. A contiguous cache is the
+// map {D, Skv, B * Hkv}, one box of kDecodeBlockN rows a block (TMA fills rows past Skv with
+// zeros). A page pool is the map {D, page_size, pool_pages * Hkv}: one box a page where a block
+// holds whole pages, one box a block where a page holds whole blocks. A box of keys past the
+// visible ones lies outside the map, so it reads zeros (and no block-table entry).
+struct DecodeKvBoxes {
+  const int32_t* block_table = nullptr;  // null: contiguous
+  int64_t pages_per_sequence = 1;
+  int kv_heads = 1;
+  int page_size = 0;  // contiguous: 0
+  int box_rows = kDecodeBlockN;
+  int visible_keys = 0;
+
+  __host__ __device__ int boxes_per_block() const { return kDecodeBlockN / box_rows; }
+  // The box that starts at key `key` (a multiple of box_rows) of (batch b, K/V head h).
+  __host__ __device__ DecodeKvBox box(int64_t b, int h, int key) const {
+    if (block_table == nullptr) return {key, static_cast<int>(b * kv_heads + h)};
+    if (key >= visible_keys) return {page_size, 0};
+    const int32_t page = block_table[b * pages_per_sequence + key / page_size];
+    return {key % page_size, page * kv_heads + h};
   }
 };
 
-inline DecodeKvAddress contiguous_kv_address(const AttentionShape& s) {
-  DecodeKvAddress a;
-  a.head_stride = s.seq_kv * s.head_dim;
-  a.page_stride = s.kv_heads * a.head_stride;
-  a.row_stride = s.head_dim;
+inline DecodeKvBoxes contiguous_kv_boxes(const AttentionShape& s, int64_t visible_keys) {
+  DecodeKvBoxes a;
+  a.kv_heads = static_cast<int>(s.kv_heads);
+  a.visible_keys = static_cast<int>(visible_keys);
   return a;
 }
 
-// False when the layout's page size is neither a multiple of kDecodeBlockN nor a power of two
-// dividing it (the limits refuse such pages first).
-inline bool paged_kv_address(const PagedKv& paged, DecodeKvAddress& a) {
+// False when the layout's pages are shorter than kDecodeMinPage, neither a multiple of
+// kDecodeBlockN nor dividing it, or more than a map's int32 coordinates reach (the limits refuse
+// such pages first).
+inline bool paged_kv_boxes(const PagedKv& paged, int64_t kv_heads, int64_t visible_keys,
+                           DecodeKvBoxes& a) {
   const PagedKvLayout& l = paged.layout;
-  if (l.page_size < 1 || (l.page_size % kDecodeBlockN != 0 && kDecodeBlockN % l.page_size != 0))
+  if (l.page_size < kDecodeMinPage ||
+      (l.page_size % kDecodeBlockN != 0 && kDecodeBlockN % l.page_size != 0))
     return false;
+  if (l.page_size > INT32_MAX || l.pool_pages * kv_heads > INT32_MAX) return false;
   a.block_table = paged.block_table;
   a.pages_per_sequence = l.pages_per_sequence;
-  a.page_stride = l.page_stride;
-  a.head_stride = l.head_stride;
-  a.row_stride = l.row_stride;
+  a.kv_heads = static_cast<int>(kv_heads);
   a.page_size = static_cast<int>(l.page_size);
-  a.page_shift = 0;
-  while ((int64_t{1} << a.page_shift) < l.page_size) ++a.page_shift;
+  a.box_rows = static_cast<int>(std::min<int64_t>(l.page_size, kDecodeBlockN));
+  a.visible_keys = static_cast<int>(visible_keys);
   return true;
 }
 
-// What the kernel reads of a launch (flash3_decode_kernel.cuh): the tensors, the K/V addresses,
-// the split parts, and the plan's sizes.
+// What the kernel reads of a launch besides the K/V tensor maps (flash3_decode_kernel.cuh): Q and
+// O, where the K/V boxes lie, the split parts, and the plan's sizes.
 struct DecodeParams {
   const void* q;
-  const void* k;  // the contiguous tensor or the page pool
-  const void* v;
   void* o;
-  DecodeKvAddress kv;
+  DecodeKvBoxes kv;
   DecodeWorkspace parts;
   int heads;
   int kv_heads;

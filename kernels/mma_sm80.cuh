@@ -92,9 +92,12 @@ __device__ __forceinline__ float fast_exp2(float x) {
 
 // Swizzled shared-memory tiles: the 16-byte chunk c of row r lives at chunk c ^ (r % 8). A lane
 // whose ldmatrix row has phase r % 8 and which reads chunk 2j + hi of a 128-byte-aligned row
-// finds it at (row | ((hi ^ r % 8) * 16)) ^ ((j % 4) * 32), plus 128 bytes for every 4 pairs.
-__device__ __forceinline__ uint32_t swizzled_pair(uint32_t lane_base, int j) {
-  return (lane_base ^ static_cast<uint32_t>((j % 4) * 32)) + static_cast<uint32_t>((j / 4) * 128);
+// finds it at (row | ((hi ^ r % 8) * 16)) ^ ((j % 4) * 32), plus `next_line` bytes for every 4
+// pairs: 128 where a row's lines follow each other, a 64-column half's bytes where a tile is
+// stored as halves of 128-byte rows (TMA's boxes).
+__device__ __forceinline__ uint32_t swizzled_pair(uint32_t lane_base, int j, int next_line = 128) {
+  return (lane_base ^ static_cast<uint32_t>((j % 4) * 32)) +
+         static_cast<uint32_t>((j / 4) * next_line);
 }
 // The same address as an offset from the tile's first row: lane row `row` (whose phase is row % 8)
 // reading chunk 2j + hi. For a compile-time j, pairs j % 4 are four offsets a lane can keep in

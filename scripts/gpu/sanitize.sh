@@ -14,7 +14,7 @@ sanitizer=${SANITIZER:-compute-sanitizer}
 own_backends=$("$build/src/sdpa-prof" list | awk 'NR > 1 && $1 != "cudnn" && $0 ~ / yes/ {print $1}' | paste -sd,)
 shape=(--batch 1 --heads 4 --kv-heads 2 --seq 4,17,127 --seq-kv 17,130
        --head-dim 64,128 --dtype bf16,fp16 --causal --warmup 0 --min-samples 1 --min-time 0)
-paged=(--batch 2 --heads 8 --kv-heads 2 --seq 1,16 --seq-kv 17,1000 --page-size 16,64
+paged=(--batch 2 --heads 8 --kv-heads 2 --seq 1,16 --seq-kv 17,1000 --page-size 8,16,64
        --head-dim 64,128 --dtype bf16 --no-causal --warmup 0 --min-samples 1 --min-time 0)
 log_dir=${LOG_DIR:-/tmp}
 status=0

@@ -1,7 +1,8 @@
 // flash3's decode kernel (Sq <= 16) against the reference at odd sizes: keys that fill no block, a
 // block and one key, splits that end mid-block; grouped heads packed 1, 4 and 8 to a K/V head (and
 // 8 x 16 rows: four CTAs of 32 rows); causal (top-left) and not; K/V contiguous and paged with 16-
-// and 64-token pages whose last page is partly filled. flash3 runs on sm_90 only.
+// and 64-token pages whose last page is partly filled, and pages of every TMA box size. flash3 runs
+// on sm_90 only.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -83,6 +84,21 @@ TEST(Flash3Decode, PagedMatchesReferenceWhereTheLastPageIsPartlyFilled) {
             for (const int64_t page_size : {16, 64})
               problems.push_back(
                   decode_problem(dtype, d, heads, seq_q, seq_kv, seq_q == 4, page_size));
+  expect_verified(problems);
+}
+
+// Every TMA box size the kernel reads a page with: pages of 8 keys (one 1024-byte swizzle atom,
+// eight boxes a block), 32 (two) and 128 (a box a block, two blocks a page); split (4097 keys) and
+// not, the last page partly filled.
+TEST(Flash3Decode, PagedMatchesReferenceAtEveryBoxSize) {
+  std::vector<Problem> problems;
+  for (const DType dtype : {DType::bf16, DType::fp16})
+    for (const int64_t d : {64, 128})
+      for (const int64_t seq_q : {1, 4})
+        for (const int64_t seq_kv : {1, 17, 1000, 4097})
+          for (const int64_t page_size : {8, 32, 128})
+            problems.push_back(
+                decode_problem(dtype, d, {8, 2}, seq_q, seq_kv, seq_q == 4, page_size));
   expect_verified(problems);
 }
 
