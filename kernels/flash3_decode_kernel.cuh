@@ -75,12 +75,6 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32;
   const int lane = tid % 32;
-  if (tid == 0) {
-#pragma unroll
-    for (int s = 0; s < Traits::kStages; ++s) sm90::mbarrier_init(s_full + 8 * s, 1);
-    sm90::mbarrier_init_fence();
-  }
-
   // Q by cp.async into the tiles' layout: consecutive threads copy consecutive 16-byte chunks of
   // a row, chunk c in half c / 8.
   {
@@ -119,17 +113,22 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
       }
     }
   };
-  {
+  // Warp 0 initialises the barriers and fills every stage at once; the other warps first touch
+  // the barriers after the main loop's first __syncthreads.
+  if (warp == 0) {
     DecodeKvBox first[Traits::kStages]{};
 #pragma unroll
     for (int s = 0; s < Traits::kStages; ++s)
       if (box_lane && s < n_blocks) first[s] = find_box(s);
-    __syncthreads();  // the barriers are initialised
-    if (warp == 0) {
+    if (lane == 0) {
 #pragma unroll
-      for (int s = 0; s < Traits::kStages; ++s)
-        if (s < n_blocks) load_block(first[s], s);
+      for (int s = 0; s < Traits::kStages; ++s) sm90::mbarrier_init(s_full + 8 * s, 1);
+      sm90::mbarrier_init_fence();
     }
+    __syncwarp();
+#pragma unroll
+    for (int s = 0; s < Traits::kStages; ++s)
+      if (s < n_blocks) load_block(first[s], s);
   }
 
   const int g = lane / 4;  // accumulator row within an m16 tile (and g + 8)
