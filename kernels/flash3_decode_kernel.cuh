@@ -8,10 +8,11 @@
 // - inside a CTA, each of the 4 warps owns 16 keys of every 64-key block (scores, online
 //   softmax, a partial O of all rows), and the warps' parts are merged in shared memory at the end
 //   (flash3_decode_combine.cuh, with the splits' combine);
-// - K and V stream through a kStages-deep ring of TMA boxes (128-byte swizzle, one mbarrier a
-//   stage), which warp 0 refills as soon as every warp is past a block: kStages blocks in flight
-//   while a CTA waits; mma.sync m16n8k16 and ldmatrix as in the flash kernel (mma_sm80.cuh),
-//   which Hopper runs as well.
+// - K and V stream through a kStages-deep ring of swizzled tiles, stored as TMA's 128-byte swizzle
+//   lays out 64-column boxes: as TMA boxes (kTmaKv: a contiguous cache whose SMs hold several
+//   CTAs; one mbarrier a stage, the ring refilled as soon as every warp is past a block, so
+//   kStages blocks are in flight while a CTA waits), else by cp.async (kStages - 1 in flight);
+// - mma.sync m16n8k16 and ldmatrix as in the flash kernel (mma_sm80.cuh), which Hopper runs too.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -33,7 +34,9 @@
 
 namespace sdpa::flash3 {
 
-template <typename T, int kHeadDim, int kMTiles, int kCtasPerSm>
+// map_k and map_v: K and V as {D, Skv, B * Hkv} in boxes of 64 columns and kDecodeBlockN rows
+// (kTmaKv; unused otherwise).
+template <typename T, int kHeadDim, int kMTiles, int kCtasPerSm, bool kTmaKv>
 __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
     flash3_decode_kernel(const __grid_constant__ CUtensorMap map_k,
                          const __grid_constant__ CUtensorMap map_v, const DecodeParams p) {
@@ -44,7 +47,9 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
   constexpr int kRowBytes = Traits::kRowBytes;
   constexpr int kChunksPerRow = D / 8;
   constexpr int kRowsPerPass = kDecodeThreads / kChunksPerRow;
-  static_assert(kRows % kRowsPerPass == 0, "whole cp.async passes");
+  constexpr int kKvPasses = kDecodeBlockN / kRowsPerPass;
+  static_assert(kRows % kRowsPerPass == 0 && kDecodeBlockN % kRowsPerPass == 0,
+                "whole cp.async passes");
   static_assert(kRowsPerPass % 8 == 0, "a thread's swizzle phase stays the same between passes");
   static_assert(kDecodeBlockN == 16 * kDecodeWarps, "each warp owns 16 keys of a block");
 
@@ -53,8 +58,6 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
   const uint32_t raw = shared_address(smem_raw);
   const uint32_t s_q = (raw + Traits::kAlignBytes - 1) & ~uint32_t{Traits::kAlignBytes - 1};
   unsigned char* const smem = smem_raw + (s_q - raw);
-  const uint32_t s_kv = s_q + Traits::kQBytes;
-  const uint32_t s_full = s_q + Traits::kBarrierOffset;  // a barrier a stage: its block landed
 
   const int rb = static_cast<int>(blockIdx.x) % p.row_blocks;
   const int split = static_cast<int>(blockIdx.x) / p.row_blocks;
@@ -69,68 +72,100 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
           p.seq_q +
       row0;
   const T* const q = static_cast<const T*>(p.q) + first_row * D;
+  const T* const k = static_cast<const T*>(p.k);
+  const T* const v = static_cast<const T*>(p.v);
   const int first_block = split * p.blocks_per_split;
   const int n_blocks = min(p.blocks_per_split, p.n_blocks - first_block);
 
-  const int tid = static_cast<int>(threadIdx.x);
-  const int warp = tid / 32;
-  const int lane = tid % 32;
-  // Q by cp.async into the tiles' layout: consecutive threads copy consecutive 16-byte chunks of
-  // a row, chunk c in half c / 8.
-  {
-    const int ld_row = tid / kChunksPerRow;
-    const int ld_chunk = tid % kChunksPerRow;
-    const uint32_t ld_smem = (ld_chunk / 8) * Traits::kQHalfBytes + ld_row * kRowBytes +
-                             (((ld_chunk % 8) ^ (ld_row & 7)) * 16);
-#pragma unroll
-    for (int pass = 0; pass < kRows / kRowsPerPass; ++pass) {
-      const int r = ld_row + pass * kRowsPerPass;
-      const bool valid = r < valid_rows;
-      cp_async_16(s_q + ld_smem + pass * kRowsPerPass * kRowBytes,
-                  q + (valid ? r * D + ld_chunk * 8 : 0), valid);
-    }
-    cp_async_commit();
-  }
+  const uint32_t s_kv = s_q + Traits::kQBytes;
+  const uint32_t s_full = s_q + Traits::kBarrierOffset;  // kTmaKv: a barrier a stage
 
-  // Warp 0 reads the K/V boxes: lane i the i-th box of a block's keys (one box, or a page each).
-  // The box of key block nb (counted in the split) is found before the barrier that frees its
-  // stage, so that a block-table lookup overlaps the wait for it.
-  const bool box_lane = warp == 0 && lane < p.kv.boxes_per_block();
-  auto find_box = [&](int nb) {
-    return p.kv.box(b, h, (first_block + nb) * kDecodeBlockN + lane * p.kv.box_rows);
-  };
-  auto load_block = [&](DecodeKvBox box, int stage) {
-    const uint32_t full = s_full + 8 * stage;
-    if (lane == 0) sm90::mbarrier_arrive_expect_tx(full, Traits::kStageBytes);
-    __syncwarp();
-    if (box_lane) {
-      const uint32_t s_k = s_kv + stage * Traits::kStageBytes + lane * p.kv.box_rows * kRowBytes;
+  // cp.async: consecutive threads copy consecutive 16-byte chunks of a row, chunk c in half c / 8.
+  const int tid = static_cast<int>(threadIdx.x);
+  const int ld_row = tid / kChunksPerRow;
+  const int ld_chunk = tid % kChunksPerRow;
+  const uint32_t ld_row_offset = ld_row * kRowBytes + (((ld_chunk % 8) ^ (ld_row & 7)) * 16);
+  const uint32_t ld_q = (ld_chunk / 8) * Traits::kQHalfBytes + ld_row_offset;
+  const uint32_t ld_kv = (ld_chunk / 8) * Traits::kTileHalfBytes + ld_row_offset;
+
 #pragma unroll
-      for (int half = 0; half < Traits::kHalves; ++half) {
-        const uint32_t at = s_k + half * Traits::kTileHalfBytes;
-        sm90::tma_load_3d(at, &map_k, full, half * 64, box.row, box.head);
-        sm90::tma_load_3d(at + Traits::kTileBytes, &map_v, full, half * 64, box.row, box.head);
-      }
+  for (int pass = 0; pass < kRows / kRowsPerPass; ++pass) {
+    const int r = ld_row + pass * kRowsPerPass;
+    const bool valid = r < valid_rows;
+    cp_async_16(s_q + ld_q + pass * kRowsPerPass * kRowBytes,
+                q + (valid ? r * D + ld_chunk * 8 : 0), valid);
+  }
+  // Where the thread's rows of key block nb (counted in the split) lie in K and V, or -1 past the
+  // visible keys (zero-filled). Found before the wait for the block ahead of it, so that a paged
+  // cache's table lookups overlap that wait.
+  using KvRows = int64_t[kKvPasses];
+  auto find_kv_rows = [&](int nb, KvRows& at) {
+    const int n0 = (first_block + nb) * kDecodeBlockN;
+    const bool small_pages = p.kv.small_pages();
+    const int64_t block = small_pages ? 0 : p.kv.block_offset(b, h, n0);
+#pragma unroll
+    for (int pass = 0; pass < kKvPasses; ++pass) {
+      const int r = ld_row + pass * kRowsPerPass;
+      at[pass] = -1;
+      if (n0 + r < p.visible_keys)
+        at[pass] =
+            (small_pages ? p.kv.small_page_offset(b, h, n0 + r) : block + r * p.kv.row_stride) +
+            ld_chunk * 8;
     }
   };
-  // Warp 0 initialises the barriers and fills every stage at once; the other warps first touch
-  // the barriers after the main loop's first __syncthreads.
-  if (warp == 0) {
-    DecodeKvBox first[Traits::kStages]{};
+  auto load_kv = [&](const KvRows& at, int stage) {
+    const uint32_t s_k = s_kv + stage * Traits::kStageBytes + ld_kv;
+    const uint32_t s_v = s_k + Traits::kTileBytes;
 #pragma unroll
-    for (int s = 0; s < Traits::kStages; ++s)
-      if (box_lane && s < n_blocks) first[s] = find_box(s);
-    if (lane == 0) {
+    for (int pass = 0; pass < kKvPasses; ++pass) {
+      const bool valid = at[pass] >= 0;
+      cp_async_16(s_k + pass * kRowsPerPass * kRowBytes, k + (valid ? at[pass] : 0), valid);
+      cp_async_16(s_v + pass * kRowsPerPass * kRowBytes, v + (valid ? at[pass] : 0), valid);
+    }
+  };
+
+  // kTmaKv: thread 0 loads block nb of the split into `stage`, K and V a box per 64-column half.
+  auto load_boxes = [&](int nb, int stage) {
+    const uint32_t full = s_full + 8 * stage;
+    sm90::mbarrier_arrive_expect_tx(full, Traits::kStageBytes);
+    const uint32_t s_k = s_kv + stage * Traits::kStageBytes;
+    const int row = (first_block + nb) * kDecodeBlockN;
+    const int head = b * p.kv_heads + h;
+#pragma unroll
+    for (int half = 0; half < Traits::kHalves; ++half) {
+      const uint32_t at = s_k + half * Traits::kTileHalfBytes;
+      sm90::tma_load_3d(at, &map_k, full, half * 64, row, head);
+      sm90::tma_load_3d(at + Traits::kTileBytes, &map_v, full, half * 64, row, head);
+    }
+  };
+
+  KvRows rows_ahead;
+  if constexpr (kTmaKv) {
+    // Every stage filled at once; the other warps first touch the barriers after the main loop's
+    // first __syncthreads.
+    cp_async_commit();  // Q alone
+    if (tid == 0) {
 #pragma unroll
       for (int s = 0; s < Traits::kStages; ++s) sm90::mbarrier_init(s_full + 8 * s, 1);
       sm90::mbarrier_init_fence();
-    }
-    __syncwarp();
 #pragma unroll
-    for (int s = 0; s < Traits::kStages; ++s)
-      if (s < n_blocks) load_block(first[s], s);
+      for (int s = 0; s < Traits::kStages; ++s)
+        if (s < n_blocks) load_boxes(s, s);
+    }
+  } else {
+    // Groups in flight: {Q, block 0}, then one per block up to kStages - 1 ahead.
+#pragma unroll
+    for (int s = 0; s < Traits::kStages - 1; ++s) {
+      if (s < n_blocks) {
+        find_kv_rows(s, rows_ahead);
+        load_kv(rows_ahead, s);
+      }
+      cp_async_commit();
+    }
   }
 
+  const int warp = tid / 32;
+  const int lane = tid % 32;
   const int g = lane / 4;  // accumulator row within an m16 tile (and g + 8)
   const int t = lane % 4;  // accumulator column pair
   // ldmatrix lane addresses, as in the flash kernel. Q (A, x4) and V (B, x4.trans): row
@@ -167,19 +202,24 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
     row_sum[mt][0] = row_sum[mt][1] = 0.f;
   }
 
-  cp_async_wait<0>();  // Q landed; the loop's first barrier shows it to every warp
+  if constexpr (kTmaKv) cp_async_wait<0>();  // Q; the loop's first barrier shows it to all
   int stage = 0;
-  uint32_t phase = 0;
+  uint32_t phase = 0;  // kTmaKv: the parity of the stage's current fill
   for (int nb = 0; nb < n_blocks; ++nb) {
-    // Block `ahead` goes into nb - 1's stage once every warp is done with it; the prologue
-    // loaded blocks up to kStages - 1.
+    // Block `ahead` goes into nb - 1's stage, free once every warp is done with it.
     const int ahead = nb + Traits::kStages - 1;
-    const bool load_ahead = nb > 0 && ahead < n_blocks;
-    DecodeKvBox box{};
-    if (box_lane && load_ahead) box = find_box(ahead);
-    __syncthreads();
-    if (warp == 0 && load_ahead) load_block(box, stage == 0 ? Traits::kStages - 1 : stage - 1);
-    sm90::mbarrier_wait(s_full + 8 * stage, phase);  // block nb landed
+    const int free_stage = stage == 0 ? Traits::kStages - 1 : stage - 1;
+    if constexpr (kTmaKv) {
+      __syncthreads();
+      if (tid == 0 && nb > 0 && ahead < n_blocks) load_boxes(ahead, free_stage);
+      sm90::mbarrier_wait(s_full + 8 * stage, phase);  // block nb landed
+    } else {
+      if (ahead < n_blocks) find_kv_rows(ahead, rows_ahead);
+      cp_async_wait<Traits::kStages - 2>();  // block nb landed
+      __syncthreads();  // ... for every thread, and every warp is done with nb - 1
+      if (ahead < n_blocks) load_kv(rows_ahead, free_stage);
+      cp_async_commit();
+    }
     const uint32_t s_k = s_kv + stage * Traits::kStageBytes;
     const uint32_t k_lane = (s_k + (warp_key0 + k_row) * kRowBytes) | k_phase;
     const uint32_t v_lane =
@@ -278,6 +318,7 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
       }
     }
   }
+  if constexpr (!kTmaKv) cp_async_wait<0>();
   __syncthreads();  // every warp is done with the stages: the combine takes them over
 
   unsigned char* const combine = smem + Traits::kQBytes;
@@ -292,35 +333,34 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
 
 // Launches the kernel of `kHeadDim` for f's dtype and packed rows (one m16 tile or two), planned
 // for the current device; cudaErrorInvalidValue where the workspace is short of the plan's, the
-// pages are of a size the kernel cannot read, the driver refuses a tensor map, or the plan splits
-// into more parts than the chosen kernel's combine holds.
+// pages are of a size the kernel cannot read, the plan reads a paged cache by TMA or the driver
+// refuses a TMA map, or the plan splits into more parts than the chosen kernel's combine holds.
 template <int kHeadDim>
 cudaError_t launch_flash3_decode_hdim(const FusedForward& f, const DecodePlan& plan) {
   DecodeParams p{};
   p.q = f.q;
   p.o = f.o;
-  // K and V as TMA maps: the contiguous [B * Hkv, Skv, D], or the pools' [pages * Hkv, page, D].
-  const void* k = f.k;
-  const void* v = f.v;
-  int64_t map_heads = f.shape.batch * f.shape.kv_heads;
-  int64_t map_rows = f.shape.seq_kv;
-  if (f.paged != nullptr) {
-    if (!paged_kv_boxes(*f.paged, f.shape.kv_heads, plan.visible_keys, p.kv))
-      return cudaErrorInvalidValue;
-    k = f.paged->k_pool;
-    v = f.paged->v_pool;
-    map_heads = f.paged->layout.pool_pages * f.shape.kv_heads;
-    map_rows = f.paged->layout.page_size;
-  } else {
-    p.kv = contiguous_kv_boxes(f.shape, plan.visible_keys);
+  // kTmaKv: K and V as TMA maps over the contiguous [B * Hkv, Skv, D].
+  CUtensorMap map_k{};
+  CUtensorMap map_v{};
+  if (plan.tma_kv) {
+    if (f.paged != nullptr) return cudaErrorInvalidValue;
+    const int64_t heads = f.shape.batch * f.shape.kv_heads;
+    for (const auto& [map, base] : {std::pair{&map_k, f.k}, std::pair{&map_v, f.v}})
+      if (const cudaError_t e = encode_head_major_map(*map, base, f.dtype, heads, f.shape.seq_kv,
+                                                      kHeadDim, kDecodeBlockN);
+          e != cudaSuccess)
+        return e;
   }
-  CUtensorMap map_k;
-  CUtensorMap map_v;
-  for (const auto& [map, base] : {std::pair{&map_k, k}, std::pair{&map_v, v}})
-    if (const cudaError_t e = encode_head_major_map(*map, base, f.dtype, map_heads, map_rows,
-                                                    kHeadDim, p.kv.box_rows);
-        e != cudaSuccess)
-      return e;
+  if (f.paged != nullptr) {
+    if (!paged_kv_address(*f.paged, p.kv)) return cudaErrorInvalidValue;
+    p.k = f.paged->k_pool;
+    p.v = f.paged->v_pool;
+  } else {
+    p.kv = contiguous_kv_address(f.shape);
+    p.k = f.k;
+    p.v = f.v;
+  }
   if (f.workspace_bytes < decode_workspace_bytes(plan, kHeadDim)) return cudaErrorInvalidValue;
   p.parts = decode_workspace(f.workspace, plan);
   p.heads = static_cast<int>(f.shape.heads);
@@ -340,18 +380,23 @@ cudaError_t launch_flash3_decode_hdim(const FusedForward& f, const DecodePlan& p
     using T = typename decltype(type)::type;
     // Each kernel's shared memory is set once, before its first launch (a static per kernel:
     // the kernels have the same type).
-    const auto launch = [&](auto tiles, auto ctas) {
+    const auto launch_kernel = [&](auto tiles, auto ctas, auto tma) {
       constexpr int kMTiles = decltype(tiles)::value;
       constexpr int kCtasPerSm = decltype(ctas)::value;
       constexpr int kSmemBytes = DecodeTraits<kHeadDim, kCtasPerSm>::kSmemBytes;
       if (plan.splits > DecodeTraits<kHeadDim, kCtasPerSm>::kMaxSplits)
         return cudaErrorInvalidValue;
-      auto* const kernel = flash3_decode_kernel<T, kHeadDim, kMTiles, kCtasPerSm>;
+      auto* const kernel =
+          flash3_decode_kernel<T, kHeadDim, kMTiles, kCtasPerSm, decltype(tma)::value>;
       static const cudaError_t attr =
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
       if (attr != cudaSuccess) return attr;
       kernel<<<grid, kDecodeThreads, kSmemBytes, f.stream>>>(map_k, map_v, p);
       return cudaGetLastError();
+    };
+    const auto launch = [&](auto tiles, auto ctas) {
+      return plan.tma_kv ? launch_kernel(tiles, ctas, std::true_type{})
+                         : launch_kernel(tiles, ctas, std::false_type{});
     };
     using One = std::integral_constant<int, 1>;
     using Two = std::integral_constant<int, 2>;

@@ -7,7 +7,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -207,12 +206,19 @@ struct DecodePlan {
   int64_t units;         // (batch, K/V head, row block): CTAs of one split
   int ctas_per_sm;       // the kernel's (decode_slots): wide, or deep where no SM gets two or
                          // the wide kernel's combine holds fewer parts than `splits`
+  bool tma_kv;           // K/V stream as TMA boxes, else by cp.async (plan_decode says when)
 };
 
 // `paged`: K and V read through a block table. Its per-row lookups (pages of 16 or 32 tokens)
 // come before each block's copies, and one CTA an SM leaves that latency bare (H100, B16 H32/8
 // Skv32768 D128, pages of 16: 0.887 ms at one CTA an SM, 0.724 at two), so a paged cache counts
 // every CTA an SM holds as its fill.
+// K and V stream as TMA boxes where the cache is contiguous, but for D64 plans of one CTA an SM: a
+// box ring refilled as soon as every warp is past a block keeps one more block in flight (H100,
+// TMA against cp.async: B64 H32/8 Skv32768 D64 1.361/1.372 ms, D128 2.684/2.700; B16 Skv4096
+// D128, one CTA an SM, 0.1008/0.1016). By cp.async where pages are read (pages of 16, B16
+// Skv32768 D128: 0.714/0.699 ms, a box a page) and at D64 one CTA an SM (B1 Skv4096 0.0144/0.0140
+// ms, Skv32768 0.0394/0.0390).
 inline DecodePlan plan_decode(const AttentionShape& s, int sms, bool paged = false) {
   DecodePlan p{};
   p.rows = decode_tile_rows(s);
@@ -228,6 +234,7 @@ inline DecodePlan plan_decode(const AttentionShape& s, int sms, bool paged = fal
   p.splits = (p.n_blocks + p.blocks_per_split - 1) / p.blocks_per_split;  // none empty
   const bool one_each = p.units * p.splits <= sms;
   p.ctas_per_sm = one_each || p.splits > slots.wide_max_splits ? slots.deep : slots.wide;
+  p.tma_kv = !paged && (s.head_dim != 64 || !one_each);
   return p;
 }
 
@@ -258,70 +265,69 @@ inline DecodeWorkspace decode_workspace(void* base, const DecodePlan& p) {
           reinterpret_cast<float*>(bytes + arrivals + rows * sizeof(float))};
 }
 
-// The pages a TMA box can read: whole 1024-byte swizzle atoms, 8 rows of 128 bytes.
-inline constexpr int kDecodeMinPage = 8;
-
-// A TMA box of K or V rows: its first row and its head in the tensor map.
-struct DecodeKvBox {
-  int row;
-  int head;
-};
-
-// Where the TMA boxes of a key block lie in the tensor maps of K and V. A contiguous cache is the
-// map {D, Skv, B * Hkv}, one box of kDecodeBlockN rows a block (TMA fills rows past Skv with
-// zeros). A page pool is the map {D, page_size, pool_pages * Hkv}: one box a page where a block
-// holds whole pages, one box a block where a page holds whole blocks. A box of keys past the
-// visible ones lies outside the map, so it reads zeros (and no block-table entry).
-struct DecodeKvBoxes {
-  const int32_t* block_table = nullptr;  // null: contiguous
+// Where key rows of (batch b, K/V head h) lie in K or V, in elements: paged_kv_offset's address,
+// with the page found once a key block where a page holds whole blocks (page size a multiple of
+// kDecodeBlockN; a contiguous cache is one page a sequence), and by shift and mask where a block
+// holds whole pages (page size a power of two dividing kDecodeBlockN).
+struct DecodeKvAddress {
+  const int32_t* block_table = nullptr;  // null: contiguous [B, Hkv, Skv, D]
   int64_t pages_per_sequence = 1;
-  int kv_heads = 1;
-  int page_size = 0;  // contiguous: 0
-  int box_rows = kDecodeBlockN;
-  int visible_keys = 0;
+  int64_t page_stride = 0;  // contiguous: one sequence, Hkv * Skv * D
+  int64_t head_stride = 0;  // contiguous: Skv * D
+  int64_t row_stride = 0;   // D
+  int page_size = 0;        // contiguous: 0
+  int page_shift = 0;       // log2(page_size) when page_size < kDecodeBlockN
 
-  __host__ __device__ int boxes_per_block() const { return kDecodeBlockN / box_rows; }
-  // The box that starts at key `key` (a multiple of box_rows) of (batch b, K/V head h).
-  __host__ __device__ DecodeKvBox box(int64_t b, int h, int key) const {
-    if (block_table == nullptr) return {key, static_cast<int>(b * kv_heads + h)};
-    if (key >= visible_keys) return {page_size, 0};
-    const int32_t page = block_table[b * pages_per_sequence + key / page_size];
-    return {key % page_size, page * kv_heads + h};
+  __host__ __device__ bool small_pages() const {
+    return block_table != nullptr && page_size < kDecodeBlockN;
+  }
+  // Key n0 (a multiple of kDecodeBlockN) of a cache whose pages hold whole blocks: its row's
+  // offset; the block's other rows follow it at row_stride.
+  __host__ __device__ int64_t block_offset(int64_t b, int64_t h, int n0) const {
+    if (block_table == nullptr) return b * page_stride + h * head_stride + n0 * row_stride;
+    const int64_t page = block_table[b * pages_per_sequence + n0 / page_size];
+    return page * page_stride + h * head_stride + (n0 % page_size) * row_stride;
+  }
+  // Key `key` of a cache whose blocks hold whole pages.
+  __host__ __device__ int64_t small_page_offset(int64_t b, int64_t h, int key) const {
+    const int64_t page = block_table[b * pages_per_sequence + (key >> page_shift)];
+    return page * page_stride + h * head_stride + (key & (page_size - 1)) * row_stride;
   }
 };
 
-inline DecodeKvBoxes contiguous_kv_boxes(const AttentionShape& s, int64_t visible_keys) {
-  DecodeKvBoxes a;
-  a.kv_heads = static_cast<int>(s.kv_heads);
-  a.visible_keys = static_cast<int>(visible_keys);
+inline DecodeKvAddress contiguous_kv_address(const AttentionShape& s) {
+  DecodeKvAddress a;
+  a.head_stride = s.seq_kv * s.head_dim;
+  a.page_stride = s.kv_heads * a.head_stride;
+  a.row_stride = s.head_dim;
   return a;
 }
 
-// False when the layout's pages are shorter than kDecodeMinPage, neither a multiple of
-// kDecodeBlockN nor dividing it, or more than a map's int32 coordinates reach (the limits refuse
-// such pages first).
-inline bool paged_kv_boxes(const PagedKv& paged, int64_t kv_heads, int64_t visible_keys,
-                           DecodeKvBoxes& a) {
+// False when the layout's page size is neither a multiple of kDecodeBlockN nor a power of two
+// dividing it (the limits refuse such pages first).
+inline bool paged_kv_address(const PagedKv& paged, DecodeKvAddress& a) {
   const PagedKvLayout& l = paged.layout;
-  if (l.page_size < kDecodeMinPage ||
-      (l.page_size % kDecodeBlockN != 0 && kDecodeBlockN % l.page_size != 0))
+  if (l.page_size < 1 || (l.page_size % kDecodeBlockN != 0 && kDecodeBlockN % l.page_size != 0))
     return false;
-  if (l.page_size > INT32_MAX || l.pool_pages * kv_heads > INT32_MAX) return false;
   a.block_table = paged.block_table;
   a.pages_per_sequence = l.pages_per_sequence;
-  a.kv_heads = static_cast<int>(kv_heads);
+  a.page_stride = l.page_stride;
+  a.head_stride = l.head_stride;
+  a.row_stride = l.row_stride;
   a.page_size = static_cast<int>(l.page_size);
-  a.box_rows = static_cast<int>(std::min<int64_t>(l.page_size, kDecodeBlockN));
-  a.visible_keys = static_cast<int>(visible_keys);
+  a.page_shift = 0;
+  while ((int64_t{1} << a.page_shift) < l.page_size) ++a.page_shift;
   return true;
 }
 
-// What the kernel reads of a launch besides the K/V tensor maps (flash3_decode_kernel.cuh): Q and
-// O, where the K/V boxes lie, the split parts, and the plan's sizes.
+// What the kernel reads of a launch (flash3_decode_kernel.cuh): the tensors, the K/V addresses,
+// the split parts, and the plan's sizes.
 struct DecodeParams {
   const void* q;
+  const void* k;  // the contiguous tensor or the page pool
+  const void* v;
   void* o;
-  DecodeKvBoxes kv;
+  DecodeKvAddress kv;
   DecodeWorkspace parts;
   int heads;
   int kv_heads;

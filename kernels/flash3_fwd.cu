@@ -39,7 +39,6 @@ constexpr FusedKernelLimits kLimits = [] {
   l.reads_paged_kv = true;
   l.paged_max_seq_q = flash3::kDecodeMaxSeqQ;
   l.paged_key_block = flash3::kDecodeBlockN;
-  l.paged_min_page = flash3::kDecodeMinPage;
   return l;
 }();
 

@@ -54,11 +54,10 @@ struct FusedKernelLimits {
   bool exact_arch = false;                  // arch-specific code (sm_90a): runs on min_arch only
   bool reads_paged_kv = false;              // reads K and V through FusedForward::paged
   // With reads_paged_kv, a kernel that reads pages only for short queries (a decode kernel)
-  // states the longest such query (0: any length), a key block that a page size must divide or be
-  // a multiple of (0: any page size), and the shortest page it reads (0: any).
+  // states the longest such query (0: any length), and a key block that a page size must divide
+  // or be a multiple of (0: any page size).
   int64_t paged_max_seq_q = 0;
   int64_t paged_key_block = 0;
-  int64_t paged_min_page = 0;
 
   const FusedHeadDim* find(int64_t head_dim) const {
     for (const FusedHeadDim& h : head_dims)
@@ -90,7 +89,6 @@ inline FusedPagedLimit broken_paged_limit(const FusedKernelLimits& limits, const
   const int64_t block = limits.paged_key_block;
   if (block > 0 && (page_size < 1 || (page_size % block != 0 && block % page_size != 0)))
     return FusedPagedLimit::page_size;
-  if (page_size < limits.paged_min_page) return FusedPagedLimit::page_size;
   return FusedPagedLimit::none;
 }
 

@@ -94,12 +94,9 @@ std::optional<std::string> paged_reason(const FusedKernelLimits& limits, const P
           limits.paged_max_seq_q, p.seq_q);
     case FusedPagedLimit::page_size:
       return fmt::format(
-          "reads pages whose size divides its {}-key block or is a multiple of it{}; the page "
+          "reads pages whose size divides its {}-key block or is a multiple of it; the page "
           "size is {}",
-          limits.paged_key_block,
-          limits.paged_min_page > 1 ? fmt::format(", of {} keys or more", limits.paged_min_page)
-                                    : "",
-          p.page_size);
+          limits.paged_key_block, p.page_size);
   }
   return std::nullopt;
 }

@@ -1,8 +1,8 @@
 // flash3's decode kernel (Sq <= 16) against the reference at odd sizes: keys that fill no block, a
 // block and one key, splits that end mid-block; grouped heads packed 1, 4 and 8 to a K/V head (and
 // 8 x 16 rows: four CTAs of 32 rows); causal (top-left) and not; K/V contiguous and paged with 16-
-// and 64-token pages whose last page is partly filled, and pages of every TMA box size. flash3 runs
-// on sm_90 only.
+// and 64-token pages whose last page is partly filled (and pages of 8, 32 and 128). flash3 runs on
+// sm_90 only.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -87,10 +87,9 @@ TEST(Flash3Decode, PagedMatchesReferenceWhereTheLastPageIsPartlyFilled) {
   expect_verified(problems);
 }
 
-// Every TMA box size the kernel reads a page with: pages of 8 keys (one 1024-byte swizzle atom,
-// eight boxes a block), 32 (two) and 128 (a box a block, two blocks a page); split (4097 keys) and
-// not, the last page partly filled.
-TEST(Flash3Decode, PagedMatchesReferenceAtEveryBoxSize) {
+// Pages of other sizes: 8 keys (eight pages a block), 32 (two) and 128 (two blocks a page); split
+// (4097 keys) and not, the last page partly filled.
+TEST(Flash3Decode, PagedMatchesReferenceAtOtherPageSizes) {
   std::vector<Problem> problems;
   for (const DType dtype : {DType::bf16, DType::fp16})
     for (const int64_t d : {64, 128})
@@ -117,7 +116,8 @@ TEST(Flash3Decode, LongCacheSplitsAndCombines) {
 }
 
 // More CTAs than SMs: D64's one-tile kernel at its wide residency (4 CTAs an SM, 3 stages; the
-// odd-size cases above run one CTA an SM or fewer, on the deeper ring), split and combined.
+// odd-size cases above run one CTA an SM or fewer, on the deeper ring), split and combined; K/V
+// by TMA where contiguous (at D64 only such plans read them so), by cp.async where paged.
 TEST(Flash3Decode, ManyCtasAnSmRunTheWideRing) {
   std::vector<Problem> problems;
   for (const int64_t page_size : {0, 16}) {
@@ -131,10 +131,17 @@ TEST(Flash3Decode, ManyCtasAnSmRunTheWideRing) {
   DeviceInfo device;
   std::string error;
   ASSERT_TRUE(query_device(0, device, error)) << error;
-  for (const Problem& p : problems)
-    EXPECT_EQ(flash3::plan_decode(attention_shape(p), device.sm_count, p.page_size > 0).ctas_per_sm,
-              flash3::decode_slots(64, 16).wide)
-        << p.shape_label();
+  for (const Problem& p : problems) {
+    const flash3::DecodePlan plan =
+        flash3::plan_decode(attention_shape(p), device.sm_count, p.page_size > 0);
+    EXPECT_EQ(plan.ctas_per_sm, flash3::decode_slots(64, 16).wide) << p.shape_label();
+    EXPECT_EQ(plan.tma_kv, p.page_size == 0) << p.shape_label();
+  }
+  // Two m16 tiles (H64/8 x Sq4 = 32 rows) at 3 CTAs an SM, by TMA.
+  Problem two_tiles = decode_problem(DType::bf16, 64, {64, 8}, 4, 4097, false, 0);
+  two_tiles.batch = 40;
+  EXPECT_TRUE(flash3::plan_decode(attention_shape(two_tiles), device.sm_count, false).tma_kv);
+  problems.push_back(two_tiles);
   expect_verified(problems);
 }
 

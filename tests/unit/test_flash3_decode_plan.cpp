@@ -1,5 +1,5 @@
 // flash3's decode kernel as host code sees it (kernels/flash3_decode_plan.h): the dispatch rule,
-// the split heuristic, the tile rows, the workspace, the K/V boxes against the paged layout's
+// the split heuristic, the tile rows, the workspace, the K/V addresses against the paged layout's
 // own address function, and what the backend answers for paged problems. No GPU needed.
 #include <gtest/gtest.h>
 
@@ -8,8 +8,6 @@
 #include <numeric>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "backends/flash3.h"
 #include "flash3_decode_plan.h"
@@ -121,6 +119,21 @@ TEST(Flash3DecodePlan, OneCtaAnSmTakesTheDeeperRing) {
   EXPECT_EQ(plan_decode(decode(1, 32, 8, 1, 32768), kH200Sms).ctas_per_sm, 2);
 }
 
+// K and V stream by TMA from a contiguous cache, except at D64 where each SM holds one CTA; a
+// paged cache by cp.async.
+TEST(Flash3DecodePlan, TmaReadsContiguousCachesButOneD64CtaAnSm) {
+  AttentionShape s = decode(64, 32, 8, 1, 32768);
+  EXPECT_TRUE(plan_decode(s, kH200Sms).tma_kv);
+  EXPECT_FALSE(plan_decode(s, kH200Sms, true).tma_kv);
+  s.head_dim = 64;
+  EXPECT_TRUE(plan_decode(s, kH200Sms).tma_kv);
+  s.batch = 1;
+  ASSERT_LE(plan_decode(s, kH200Sms).units * plan_decode(s, kH200Sms).splits, kH200Sms);
+  EXPECT_FALSE(plan_decode(s, kH200Sms).tma_kv);
+  s.head_dim = 128;
+  EXPECT_TRUE(plan_decode(s, kH200Sms).tma_kv);
+}
+
 TEST(Flash3DecodePlan, HeadDim64FillsAnSmWithTwoCtasAndRunsOneResidentWave) {
   AttentionShape b16 = decode(16, 32, 8, 1, 32768);
   b16.head_dim = 64;
@@ -227,52 +240,40 @@ TEST(Flash3DecodePlan, TheWorkspaceHoldsEverySplitsPart) {
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(w.partial_o) % 16, 0u);
 }
 
-// Every key of every TMA box the kernel reads is paged_kv_offset's row (and the contiguous
-// layout's): a box's rows are rows of one page, in the map {D, page_size, pool_pages * Hkv}; a
-// box wholly past the visible keys lies outside the map, so it reads zeros.
-TEST(Flash3DecodePlan, KvBoxesHoldThePagedLayoutsKeys) {
+// The kernel's addresses are paged_kv_offset's (and the contiguous layout's), block by block.
+TEST(Flash3DecodePlan, KvAddressesAreThePagedLayouts) {
   const AttentionShape s{3, 8, 2, 1, 1000, 64, false, 0.125f};
-  for (const int64_t page_size : {8, 16, 32, 64, 128, 192}) {
+  const int64_t pages_at_most = s.seq_kv / 16 + 1;
+  for (const int64_t page_size : {16, 32, 64, 128, 192}) {
     SCOPED_TRACE(page_size);
     const PagedKvLayout l = paged_kv_layout(s, page_size);
+    ASSERT_LE(l.pages_per_sequence, pages_at_most);
     std::vector<int32_t> table(static_cast<std::size_t>(l.pool_pages));
     std::iota(table.rbegin(), table.rend(), 0);  // any permutation: reversed
-    DecodeKvBoxes a;
-    ASSERT_TRUE(paged_kv_boxes({l, nullptr, nullptr, table.data()}, s.kv_heads, s.seq_kv, a));
-    ASSERT_EQ(a.box_rows * a.boxes_per_block(), kDecodeBlockN);
-    const int n_blocks = static_cast<int>((s.seq_kv + kDecodeBlockN - 1) / kDecodeBlockN);
+    DecodeKvAddress a;
+    ASSERT_TRUE(paged_kv_address({l, nullptr, nullptr, table.data()}, a));
     for (int64_t b = 0; b < s.batch; ++b)
-      for (int h = 0; h < s.kv_heads; ++h)
-        for (int n0 = 0; n0 < n_blocks * kDecodeBlockN; n0 += kDecodeBlockN)
-          for (int i = 0; i < a.boxes_per_block(); ++i) {
-            const int first_key = n0 + i * a.box_rows;
-            const DecodeKvBox box = a.box(b, h, first_key);
-            if (first_key >= s.seq_kv) {
-              EXPECT_GE(box.row, page_size) << "b " << b << " h " << h << " key " << first_key;
-              continue;
-            }
-            ASSERT_LE(box.row + a.box_rows, page_size);
-            ASSERT_LT(box.head, l.pool_pages * s.kv_heads);
-            for (int r = 0; r < a.box_rows && first_key + r < s.seq_kv; ++r)
-              ASSERT_EQ((box.head * page_size + box.row + r) * s.head_dim,
-                        paged_kv_offset(l, table.data(), b, h, first_key + r))
-                  << "b " << b << " h " << h << " key " << first_key + r;
-          }
+      for (int64_t h = 0; h < s.kv_heads; ++h)
+        for (int key = 0; key < s.seq_kv; ++key) {
+          const int n0 = key / kDecodeBlockN * kDecodeBlockN;
+          const int64_t at = a.small_pages() ? a.small_page_offset(b, h, key)
+                                             : a.block_offset(b, h, n0) + (key - n0) * a.row_stride;
+          ASSERT_EQ(at, paged_kv_offset(l, table.data(), b, h, key))
+              << "b " << b << " h " << h << " key " << key;
+        }
   }
-  const DecodeKvBoxes c = contiguous_kv_boxes(s, s.seq_kv);
-  EXPECT_EQ(c.boxes_per_block(), 1);
-  const DecodeKvBox box = c.box(2, 1, 960);
-  EXPECT_EQ(box.row, 960);
-  EXPECT_EQ(box.head, 2 * s.kv_heads + 1);
+  const DecodeKvAddress c = contiguous_kv_address(s);
+  EXPECT_FALSE(c.small_pages());
+  EXPECT_EQ(c.block_offset(2, 1, 960) + 39 * c.row_stride,
+            ((2 * s.kv_heads + 1) * s.seq_kv + 999) * s.head_dim);
 }
 
 TEST(Flash3DecodePlan, PagesOfOtherSizesAreRefused) {
   const AttentionShape s{1, 4, 4, 1, 1000, 64, false, 0.125f};
-  DecodeKvBoxes a;
-  for (const int64_t page_size : {1, 2, 3, 4, 24, 48, 96, 100}) {
+  DecodeKvAddress a;
+  for (const int64_t page_size : {3, 24, 48, 96, 100}) {
     const PagedKvLayout l = paged_kv_layout(s, page_size);
-    EXPECT_FALSE(paged_kv_boxes({l, nullptr, nullptr, nullptr}, s.kv_heads, s.seq_kv, a))
-        << page_size;
+    EXPECT_FALSE(paged_kv_address({l, nullptr, nullptr, nullptr}, a)) << page_size;
   }
 }
 
@@ -305,11 +306,9 @@ TEST(Flash3DecodePlan, PagedProblemsTheDecodeKernelCannotReadAreSkippedWithTheRe
   EXPECT_EQ(e.unsupported(paged_problem(16, 192), test::hopper_device()), std::nullopt);
   EXPECT_EQ(e.unsupported(paged_problem(17, 16), test::hopper_device()),
             "reads a paged K/V cache only in its decode kernel, for at most 16 queries; Sq is 17");
-  for (const int64_t page_size : {48, 4})
-    EXPECT_EQ(e.unsupported(paged_problem(1, page_size), test::hopper_device()),
-              fmt::format("reads pages whose size divides its 64-key block or is a multiple of "
-                          "it, of 8 keys or more; the page size is {}",
-                          page_size));
+  EXPECT_EQ(e.unsupported(paged_problem(1, 48), test::hopper_device()),
+            "reads pages whose size divides its 64-key block or is a multiple of it; the page size "
+            "is 48");
   const Problem prefill = paged_problem(17, 16);
   const PagedKv pages{paged_kv_layout({2, 32, 8, 17, 1000, 128, false, 0.125f}, 16)};
   EXPECT_EQ(launch(kFlash3Forward, prefill, &pages), cudaErrorInvalidValue);
