@@ -21,8 +21,8 @@ int sm_count() {
 
 }  // namespace
 
-DecodePlan plan_decode_here(const AttentionShape& shape, bool paged) {
-  return plan_decode(shape, sm_count(), paged);
+DecodePlan plan_decode_here(const AttentionShape& shape, bool paged, int64_t page_size) {
+  return plan_decode(shape, sm_count(), paged, page_size);
 }
 
 std::size_t decode_workspace_bytes_here(const AttentionShape& shape) {
@@ -32,7 +32,8 @@ std::size_t decode_workspace_bytes_here(const AttentionShape& shape) {
 }
 
 cudaError_t launch_flash3_decode(const FusedForward& f) {
-  const DecodePlan plan = plan_decode_here(f.shape, f.paged != nullptr);
+  const DecodePlan plan = plan_decode_here(f.shape, f.paged != nullptr,
+                                           f.paged != nullptr ? f.paged->layout.page_size : 0);
   return dispatch_int(Flash3HeadDims{}, f.shape.head_dim, cudaErrorInvalidValue, [&](auto d) {
     return launch_flash3_decode_hdim<decltype(d)::value>(f, plan);
   });

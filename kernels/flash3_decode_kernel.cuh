@@ -9,9 +9,9 @@
 //   softmax, a partial O of all rows), and the warps' parts are merged in shared memory at the end
 //   (flash3_decode_combine.cuh, with the splits' combine);
 // - K and V stream through a kStages-deep ring of swizzled tiles, stored as TMA's 128-byte swizzle
-//   lays out 64-column boxes: as TMA boxes (kTmaKv: a contiguous cache whose SMs hold several
-//   CTAs; one mbarrier a stage, the ring refilled as soon as every warp is past a block, so
-//   kStages blocks are in flight while a CTA waits), else by cp.async (kStages - 1 in flight);
+//   lays out 64-column boxes: as TMA boxes (kTmaKv, where plan_decode chooses it: one mbarrier a
+//   stage, the ring refilled as soon as every warp is past a block, so kStages blocks are in
+//   flight while a CTA waits), else by cp.async (kStages - 1 in flight);
 // - mma.sync m16n8k16 and ldmatrix as in the flash kernel (mma_sm80.cuh), which Hopper runs too.
 #pragma once
 
@@ -19,6 +19,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -34,8 +35,8 @@
 
 namespace sdpa::flash3 {
 
-// map_k and map_v: K and V as {D, Skv, B * Hkv} in boxes of 64 columns and kDecodeBlockN rows
-// (kTmaKv; unused otherwise).
+// map_k and map_v (kTmaKv; unused otherwise): K and V in boxes of 64 columns and kDecodeBlockN
+// rows, a contiguous cache as {D, Skv, B * Hkv}, a page pool as {D, page_size, pool_pages * Hkv}.
 template <typename T, int kHeadDim, int kMTiles, int kCtasPerSm, bool kTmaKv>
 __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
     flash3_decode_kernel(const __grid_constant__ CUtensorMap map_k,
@@ -124,18 +125,24 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
     }
   };
 
-  // kTmaKv: thread 0 loads block nb of the split into `stage`, K and V a box per 64-column half.
-  auto load_boxes = [&](int nb, int stage) {
+  // kTmaKv: where block nb of the split starts in the maps (x: row, y: head), found by thread 0
+  // ahead of the barrier before its load, so that a page lookup overlaps the wait; then its load
+  // into `stage`, K and V a box per 64-column half.
+  auto find_box = [&](int nb) {
+    const int n0 = (first_block + nb) * kDecodeBlockN;
+    if (p.kv.block_table == nullptr) return int2{n0, b * p.kv_heads + h};
+    const int page = p.kv.block_table[b * p.kv.pages_per_sequence + n0 / p.kv.page_size];
+    return int2{n0 % p.kv.page_size, page * p.kv_heads + h};
+  };
+  auto load_boxes = [&](int2 box, int stage) {
     const uint32_t full = s_full + 8 * stage;
     sm90::mbarrier_arrive_expect_tx(full, Traits::kStageBytes);
     const uint32_t s_k = s_kv + stage * Traits::kStageBytes;
-    const int row = (first_block + nb) * kDecodeBlockN;
-    const int head = b * p.kv_heads + h;
 #pragma unroll
     for (int half = 0; half < Traits::kHalves; ++half) {
       const uint32_t at = s_k + half * Traits::kTileHalfBytes;
-      sm90::tma_load_3d(at, &map_k, full, half * 64, row, head);
-      sm90::tma_load_3d(at + Traits::kTileBytes, &map_v, full, half * 64, row, head);
+      sm90::tma_load_3d(at, &map_k, full, half * 64, box.x, box.y);
+      sm90::tma_load_3d(at + Traits::kTileBytes, &map_v, full, half * 64, box.x, box.y);
     }
   };
 
@@ -145,12 +152,16 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
     // first __syncthreads.
     cp_async_commit();  // Q alone
     if (tid == 0) {
+      int2 first[Traits::kStages]{};
+#pragma unroll
+      for (int s = 0; s < Traits::kStages; ++s)
+        if (s < n_blocks) first[s] = find_box(s);
 #pragma unroll
       for (int s = 0; s < Traits::kStages; ++s) sm90::mbarrier_init(s_full + 8 * s, 1);
       sm90::mbarrier_init_fence();
 #pragma unroll
       for (int s = 0; s < Traits::kStages; ++s)
-        if (s < n_blocks) load_boxes(s, s);
+        if (s < n_blocks) load_boxes(first[s], s);
     }
   } else {
     // Groups in flight: {Q, block 0}, then one per block up to kStages - 1 ahead.
@@ -210,8 +221,11 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
     const int ahead = nb + Traits::kStages - 1;
     const int free_stage = stage == 0 ? Traits::kStages - 1 : stage - 1;
     if constexpr (kTmaKv) {
+      const bool load_ahead = tid == 0 && nb > 0 && ahead < n_blocks;
+      int2 box{};
+      if (load_ahead) box = find_box(ahead);
       __syncthreads();
-      if (tid == 0 && nb > 0 && ahead < n_blocks) load_boxes(ahead, free_stage);
+      if (load_ahead) load_boxes(box, free_stage);
       sm90::mbarrier_wait(s_full + 8 * stage, phase);  // block nb landed
     } else {
       if (ahead < n_blocks) find_kv_rows(ahead, rows_ahead);
@@ -333,22 +347,35 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
 
 // Launches the kernel of `kHeadDim` for f's dtype and packed rows (one m16 tile or two), planned
 // for the current device; cudaErrorInvalidValue where the workspace is short of the plan's, the
-// pages are of a size the kernel cannot read, the plan reads a paged cache by TMA or the driver
-// refuses a TMA map, or the plan splits into more parts than the chosen kernel's combine holds.
+// pages are of a size the kernel cannot read (or by TMA, pages that do not hold whole blocks),
+// the driver refuses a TMA map, or the plan splits into more parts than the chosen kernel's
+// combine holds.
 template <int kHeadDim>
 cudaError_t launch_flash3_decode_hdim(const FusedForward& f, const DecodePlan& plan) {
   DecodeParams p{};
   p.q = f.q;
   p.o = f.o;
-  // kTmaKv: K and V as TMA maps over the contiguous [B * Hkv, Skv, D].
+  // kTmaKv: K and V as TMA maps over the contiguous [B * Hkv, Skv, D], or over the pools'
+  // [pool_pages * Hkv, page_size, D] where a page holds whole blocks.
   CUtensorMap map_k{};
   CUtensorMap map_v{};
   if (plan.tma_kv) {
-    if (f.paged != nullptr) return cudaErrorInvalidValue;
-    const int64_t heads = f.shape.batch * f.shape.kv_heads;
-    for (const auto& [map, base] : {std::pair{&map_k, f.k}, std::pair{&map_v, f.v}})
-      if (const cudaError_t e = encode_head_major_map(*map, base, f.dtype, heads, f.shape.seq_kv,
-                                                      kHeadDim, kDecodeBlockN);
+    int64_t heads = f.shape.batch * f.shape.kv_heads;
+    int64_t rows = f.shape.seq_kv;
+    const void* k = f.k;
+    const void* v = f.v;
+    if (f.paged != nullptr) {
+      const PagedKvLayout& l = f.paged->layout;
+      if (l.page_size % kDecodeBlockN != 0) return cudaErrorInvalidValue;
+      heads = l.pool_pages * f.shape.kv_heads;
+      rows = l.page_size;
+      k = f.paged->k_pool;
+      v = f.paged->v_pool;
+    }
+    if (heads > INT32_MAX || rows > INT32_MAX) return cudaErrorInvalidValue;  // int coordinates
+    for (const auto& [map, base] : {std::pair{&map_k, k}, std::pair{&map_v, v}})
+      if (const cudaError_t e =
+              encode_head_major_map(*map, base, f.dtype, heads, rows, kHeadDim, kDecodeBlockN);
           e != cudaSuccess)
         return e;
   }

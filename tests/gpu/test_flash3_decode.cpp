@@ -133,7 +133,7 @@ TEST(Flash3Decode, ManyCtasAnSmRunTheWideRing) {
   ASSERT_TRUE(query_device(0, device, error)) << error;
   for (const Problem& p : problems) {
     const flash3::DecodePlan plan =
-        flash3::plan_decode(attention_shape(p), device.sm_count, p.page_size > 0);
+        flash3::plan_decode(attention_shape(p), device.sm_count, p.page_size > 0, p.page_size);
     EXPECT_EQ(plan.ctas_per_sm, flash3::decode_slots(64, 16).wide) << p.shape_label();
     EXPECT_EQ(plan.tma_kv, p.page_size == 0) << p.shape_label();
   }

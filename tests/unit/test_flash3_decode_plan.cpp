@@ -119,13 +119,17 @@ TEST(Flash3DecodePlan, OneCtaAnSmTakesTheDeeperRing) {
   EXPECT_EQ(plan_decode(decode(1, 32, 8, 1, 32768), kH200Sms).ctas_per_sm, 2);
 }
 
-// K and V stream by TMA from a contiguous cache, except at D64 where each SM holds one CTA; a
-// paged cache by cp.async.
-TEST(Flash3DecodePlan, TmaReadsContiguousCachesButOneD64CtaAnSm) {
+// K and V stream by TMA from a contiguous cache, except at D64 where each SM holds one CTA, and at
+// D128 from pages of whole blocks; other pages by cp.async.
+TEST(Flash3DecodePlan, TmaReadsContiguousCachesButOneD64CtaAnSmAndD128PagesOfWholeBlocks) {
   AttentionShape s = decode(64, 32, 8, 1, 32768);
   EXPECT_TRUE(plan_decode(s, kH200Sms).tma_kv);
-  EXPECT_FALSE(plan_decode(s, kH200Sms, true).tma_kv);
+  for (const int64_t page_size : {64, 128, 192})
+    EXPECT_TRUE(plan_decode(s, kH200Sms, true, page_size).tma_kv) << page_size;
+  for (const int64_t page_size : {1, 16, 32})
+    EXPECT_FALSE(plan_decode(s, kH200Sms, true, page_size).tma_kv) << page_size;
   s.head_dim = 64;
+  EXPECT_FALSE(plan_decode(s, kH200Sms, true, 64).tma_kv);
   EXPECT_TRUE(plan_decode(s, kH200Sms).tma_kv);
   s.batch = 1;
   ASSERT_LE(plan_decode(s, kH200Sms).units * plan_decode(s, kH200Sms).splits, kH200Sms);
