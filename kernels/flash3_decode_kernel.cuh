@@ -131,8 +131,7 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
   auto find_box = [&](int nb) {
     const int n0 = (first_block + nb) * kDecodeBlockN;
     if (p.kv.block_table == nullptr) return int2{n0, b * p.kv_heads + h};
-    const int page = p.kv.block_table[b * p.kv.pages_per_sequence + n0 / p.kv.page_size];
-    return int2{n0 % p.kv.page_size, page * p.kv_heads + h};
+    return int2{n0 % p.kv.page_size, p.kv.block_page(b, n0) * p.kv_heads + h};
   };
   auto load_boxes = [&](int2 box, int stage) {
     const uint32_t full = s_full + 8 * stage;
@@ -355,30 +354,6 @@ cudaError_t launch_flash3_decode_hdim(const FusedForward& f, const DecodePlan& p
   DecodeParams p{};
   p.q = f.q;
   p.o = f.o;
-  // kTmaKv: K and V as TMA maps over the contiguous [B * Hkv, Skv, D], or over the pools'
-  // [pool_pages * Hkv, page_size, D] where a page holds whole blocks.
-  CUtensorMap map_k{};
-  CUtensorMap map_v{};
-  if (plan.tma_kv) {
-    int64_t heads = f.shape.batch * f.shape.kv_heads;
-    int64_t rows = f.shape.seq_kv;
-    const void* k = f.k;
-    const void* v = f.v;
-    if (f.paged != nullptr) {
-      const PagedKvLayout& l = f.paged->layout;
-      if (l.page_size % kDecodeBlockN != 0) return cudaErrorInvalidValue;
-      heads = l.pool_pages * f.shape.kv_heads;
-      rows = l.page_size;
-      k = f.paged->k_pool;
-      v = f.paged->v_pool;
-    }
-    if (heads > INT32_MAX || rows > INT32_MAX) return cudaErrorInvalidValue;  // int coordinates
-    for (const auto& [map, base] : {std::pair{&map_k, k}, std::pair{&map_v, v}})
-      if (const cudaError_t e =
-              encode_head_major_map(*map, base, f.dtype, heads, rows, kHeadDim, kDecodeBlockN);
-          e != cudaSuccess)
-        return e;
-  }
   if (f.paged != nullptr) {
     if (!paged_kv_address(*f.paged, p.kv)) return cudaErrorInvalidValue;
     p.k = f.paged->k_pool;
@@ -387,6 +362,22 @@ cudaError_t launch_flash3_decode_hdim(const FusedForward& f, const DecodePlan& p
     p.kv = contiguous_kv_address(f.shape);
     p.k = f.k;
     p.v = f.v;
+  }
+  // kTmaKv: K and V as TMA maps over the contiguous [B * Hkv, Skv, D], or over the pools'
+  // [pool_pages * Hkv, page_size, D] where a page holds whole blocks.
+  CUtensorMap map_k{};
+  CUtensorMap map_v{};
+  if (plan.tma_kv) {
+    const bool paged = f.paged != nullptr;
+    if (paged && f.paged->layout.page_size % kDecodeBlockN != 0) return cudaErrorInvalidValue;
+    const int64_t heads = (paged ? f.paged->layout.pool_pages : f.shape.batch) * f.shape.kv_heads;
+    const int64_t rows = paged ? f.paged->layout.page_size : f.shape.seq_kv;
+    if (heads > INT32_MAX || rows > INT32_MAX) return cudaErrorInvalidValue;  // int coordinates
+    for (const auto& [map, base] : {std::pair{&map_k, p.k}, std::pair{&map_v, p.v}})
+      if (const cudaError_t e =
+              encode_head_major_map(*map, base, f.dtype, heads, rows, kHeadDim, kDecodeBlockN);
+          e != cudaSuccess)
+        return e;
   }
   if (f.workspace_bytes < decode_workspace_bytes(plan, kHeadDim)) return cudaErrorInvalidValue;
   p.parts = decode_workspace(f.workspace, plan);

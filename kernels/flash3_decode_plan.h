@@ -284,11 +284,16 @@ struct DecodeKvAddress {
   __host__ __device__ bool small_pages() const {
     return block_table != nullptr && page_size < kDecodeBlockN;
   }
-  // Key n0 (a multiple of kDecodeBlockN) of a cache whose pages hold whole blocks: its row's
-  // offset; the block's other rows follow it at row_stride.
+  // The pool page of key n0 (a multiple of kDecodeBlockN) of a cache whose pages hold whole
+  // blocks; the block's rows start at row n0 % page_size of it.
+  __host__ __device__ int32_t block_page(int64_t b, int n0) const {
+    return block_table[b * pages_per_sequence + n0 / page_size];
+  }
+  // Key n0 of such a cache (or a contiguous one): its row's offset; the block's other rows follow
+  // it at row_stride.
   __host__ __device__ int64_t block_offset(int64_t b, int64_t h, int n0) const {
     if (block_table == nullptr) return b * page_stride + h * head_stride + n0 * row_stride;
-    const int64_t page = block_table[b * pages_per_sequence + n0 / page_size];
+    const int64_t page = block_page(b, n0);
     return page * page_stride + h * head_stride + (n0 % page_size) * row_stride;
   }
   // Key `key` of a cache whose blocks hold whole pages.
