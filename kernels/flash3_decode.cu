@@ -21,19 +21,20 @@ int sm_count() {
 
 }  // namespace
 
-DecodePlan plan_decode_here(const AttentionShape& shape, bool paged, int64_t page_size) {
-  return plan_decode(shape, sm_count(), paged, page_size);
+DecodePlan plan_decode_here(const AttentionShape& shape, int64_t page_size) {
+  return plan_decode(shape, sm_count(), page_size);
 }
 
 std::size_t decode_workspace_bytes_here(const AttentionShape& shape) {
-  // The workspace is sized before the K/V layout is known: room for either plan's splits.
-  return std::max(decode_workspace_bytes(plan_decode_here(shape, false), shape.head_dim),
-                  decode_workspace_bytes(plan_decode_here(shape, true), shape.head_dim));
+  // The workspace is sized before the K/V layout is known: room for the splits of a contiguous
+  // cache and of a paged one (the page size does not change them).
+  return std::max(decode_workspace_bytes(plan_decode_here(shape, 0), shape.head_dim),
+                  decode_workspace_bytes(plan_decode_here(shape, 1), shape.head_dim));
 }
 
 cudaError_t launch_flash3_decode(const FusedForward& f) {
-  const DecodePlan plan = plan_decode_here(f.shape, f.paged != nullptr,
-                                           f.paged != nullptr ? f.paged->layout.page_size : 0);
+  const DecodePlan plan =
+      plan_decode_here(f.shape, f.paged != nullptr ? f.paged->layout.page_size : 0);
   return dispatch_int(Flash3HeadDims{}, f.shape.head_dim, cudaErrorInvalidValue, [&](auto d) {
     return launch_flash3_decode_hdim<decltype(d)::value>(f, plan);
   });

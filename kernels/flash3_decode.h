@@ -11,8 +11,9 @@
 namespace sdpa::flash3 {
 
 // The plan of a decode launch of `shape` on the current device (its SM count; without a device,
-// the most SMs a persistent flash3 grid uses), K/V contiguous or `paged` in pages of `page_size`.
-DecodePlan plan_decode_here(const AttentionShape& shape, bool paged, int64_t page_size = 0);
+// the most SMs a persistent flash3 grid uses), K/V contiguous (`page_size` 0) or in pages of
+// `page_size` tokens.
+DecodePlan plan_decode_here(const AttentionShape& shape, int64_t page_size = 0);
 
 // The workspace a decode launch of `shape` on the current device needs (0 when it splits nothing).
 std::size_t decode_workspace_bytes_here(const AttentionShape& shape);

@@ -209,19 +209,19 @@ struct DecodePlan {
   bool tma_kv;           // K/V stream as TMA boxes, else by cp.async (plan_decode says when)
 };
 
-// `paged`: K and V read through a block table, pages of `page_size` tokens. Its per-row lookups
-// (pages of 16 or 32 tokens) come before each block's copies, and one CTA an SM leaves that latency
-// bare (H100, B16 H32/8 Skv32768 D128, pages of 16: 0.887 ms at one CTA an SM, 0.724 at two), so a
-// paged cache counts every CTA an SM holds as its fill. K and V stream as TMA boxes from a
-// contiguous cache, but for D64 plans of one CTA an SM, and at D128 from pages that hold whole
-// blocks (`page_size`, a multiple of kDecodeBlockN): a box ring refilled as soon as every warp is
-// past a block keeps one more block in flight (H100, TMA against cp.async: B64 H32/8 Skv32768
-// D64 1.361/1.372 ms, D128 2.684/2.700; B16 Skv4096 D128, one CTA an SM, 0.1008/0.1016; B16
-// Skv32768 D128 pages of 64 0.6925/0.6988). By cp.async from smaller pages (pages of 16, B16
+// `page_size`: K and V read through a block table, pages of that many tokens; 0: contiguous. Its
+// per-row lookups (pages of 16 or 32 tokens) come before each block's copies, and one CTA an SM
+// leaves that latency bare (H100, B16 H32/8 Skv32768 D128, pages of 16: 0.887 ms at one CTA an SM,
+// 0.724 at two), so a paged cache counts every CTA an SM holds as its fill. K and V stream as TMA
+// boxes from a contiguous cache, but for D64 plans of one CTA an SM, and at D128 from pages that
+// hold whole blocks (`page_size`, a multiple of kDecodeBlockN): a box ring refilled as soon as
+// every warp is past a block keeps one more block in flight (H100, TMA against cp.async: B64 H32/8
+// Skv32768 D64 1.361/1.372 ms, D128 2.684/2.700; B16 Skv4096 D128, one CTA an SM, 0.1008/0.1016;
+// B16 Skv32768 D128 pages of 64 0.6925/0.6988). By cp.async from smaller pages (pages of 16, B16
 // Skv32768 D128: 0.714/0.699 ms, a box a page), from D64 pages (pages of 64, B16 Skv4096:
 // 0.0627/0.0619) and at D64 one CTA an SM (B1 Skv4096 0.0144/0.0140 ms, Skv32768 0.0394/0.0390).
-inline DecodePlan plan_decode(const AttentionShape& s, int sms, bool paged = false,
-                              int64_t page_size = 0) {
+inline DecodePlan plan_decode(const AttentionShape& s, int sms, int64_t page_size = 0) {
+  const bool paged = page_size > 0;
   DecodePlan p{};
   p.rows = decode_tile_rows(s);
   p.row_blocks = static_cast<int>((decode_group_rows(s) + p.rows - 1) / p.rows);

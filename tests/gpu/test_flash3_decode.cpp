@@ -133,14 +133,14 @@ TEST(Flash3Decode, ManyCtasAnSmRunTheWideRing) {
   ASSERT_TRUE(query_device(0, device, error)) << error;
   for (const Problem& p : problems) {
     const flash3::DecodePlan plan =
-        flash3::plan_decode(attention_shape(p), device.sm_count, p.page_size > 0, p.page_size);
+        flash3::plan_decode(attention_shape(p), device.sm_count, p.page_size);
     EXPECT_EQ(plan.ctas_per_sm, flash3::decode_slots(64, 16).wide) << p.shape_label();
     EXPECT_EQ(plan.tma_kv, p.page_size == 0) << p.shape_label();
   }
   // Two m16 tiles (H64/8 x Sq4 = 32 rows) at 3 CTAs an SM, by TMA.
   Problem two_tiles = decode_problem(DType::bf16, 64, {64, 8}, 4, 4097, false, 0);
   two_tiles.batch = 40;
-  EXPECT_TRUE(flash3::plan_decode(attention_shape(two_tiles), device.sm_count, false).tma_kv);
+  EXPECT_TRUE(flash3::plan_decode(attention_shape(two_tiles), device.sm_count).tma_kv);
   problems.push_back(two_tiles);
   expect_verified(problems);
 }

@@ -91,10 +91,10 @@ TEST(Flash3DecodePlan, EveryPlanFitsItsKernelsCombine) {
         for (const int64_t heads : {kv_heads, 4 * kv_heads, 8 * kv_heads})
           for (const int64_t seq_q : {1, 4, 16})
             for (const int64_t seq_kv : {1000, 4097, 32768, 131072})
-              for (const bool paged : {false, true}) {
+              for (const int64_t page_size : {0, 16, 64}) {
                 AttentionShape s = decode(batch, heads, kv_heads, seq_q, seq_kv);
                 s.head_dim = head_dim;
-                const DecodePlan p = plan_decode(s, kH200Sms, paged);
+                const DecodePlan p = plan_decode(s, kH200Sms, page_size);
                 const DecodeSlots slots = decode_slots(head_dim, p.rows);
                 const int holds =
                     p.ctas_per_sm == slots.wide ? slots.wide_max_splits : kDecodeMaxSplits;
@@ -125,11 +125,11 @@ TEST(Flash3DecodePlan, TmaReadsContiguousCachesButOneD64CtaAnSmAndD128PagesOfWho
   AttentionShape s = decode(64, 32, 8, 1, 32768);
   EXPECT_TRUE(plan_decode(s, kH200Sms).tma_kv);
   for (const int64_t page_size : {64, 128, 192})
-    EXPECT_TRUE(plan_decode(s, kH200Sms, true, page_size).tma_kv) << page_size;
+    EXPECT_TRUE(plan_decode(s, kH200Sms, page_size).tma_kv) << page_size;
   for (const int64_t page_size : {1, 16, 32})
-    EXPECT_FALSE(plan_decode(s, kH200Sms, true, page_size).tma_kv) << page_size;
+    EXPECT_FALSE(plan_decode(s, kH200Sms, page_size).tma_kv) << page_size;
   s.head_dim = 64;
-  EXPECT_FALSE(plan_decode(s, kH200Sms, true, 64).tma_kv);
+  EXPECT_FALSE(plan_decode(s, kH200Sms, 64).tma_kv);
   EXPECT_TRUE(plan_decode(s, kH200Sms).tma_kv);
   s.batch = 1;
   ASSERT_LE(plan_decode(s, kH200Sms).units * plan_decode(s, kH200Sms).splits, kH200Sms);
@@ -160,7 +160,7 @@ TEST(Flash3DecodePlan, AShortSplitDoesNotStackASecondCtaOnAnSm) {
   const DecodePlan long_keys = plan_decode(b1, kH200Sms);
   EXPECT_GT(long_keys.splits, 16);
   EXPECT_GE(long_keys.blocks_per_split, kDecodeMinStackedSplitBlocks);
-  EXPECT_EQ(plan_decode(decode(1, 32, 8, 1, 32768), kH200Sms, true).splits, 16);
+  EXPECT_EQ(plan_decode(decode(1, 32, 8, 1, 32768), kH200Sms, 16).splits, 16);
 }
 
 // Splitting costs the combine: contiguous B16 H32/8 D64 keeps a sequence under 128 blocks whole,
@@ -176,13 +176,16 @@ TEST(Flash3DecodePlan, AShortSequenceStaysWholeWhereItsCtasRunOneAnSm) {
   EXPECT_EQ(plan_decode(b16, kH200Sms).splits, 2);
   b16.seq_kv -= kDecodeBlockN;
   EXPECT_EQ(plan_decode(b16, kH200Sms).splits, 1);
-  EXPECT_EQ(plan_decode(decode(16, 32, 8, 1, 4096), kH200Sms, true).splits, 2);  // paged
+  EXPECT_EQ(plan_decode(decode(16, 32, 8, 1, 4096), kH200Sms, 16).splits, 2);  // paged
 }
 
+// B16 H32/8 D128: one CTA an SM contiguous; paged (any page size), two an SM (256 CTAs) for the
+// lookups' latency.
 TEST(Flash3DecodePlan, APagedCacheFillsEverySlotOfAnSm) {
-  // B16 H32/8 D128: one CTA an SM contiguous; paged, two an SM (256 CTAs) for the lookups' latency.
-  EXPECT_EQ(plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms, false).splits, 1);
-  EXPECT_EQ(plan_decode(decode(16, 32, 8, 1, 32768), kH200Sms, true).splits, 2);
+  const AttentionShape s = decode(16, 32, 8, 1, 32768);
+  EXPECT_EQ(plan_decode(s, kH200Sms).splits, 1);
+  for (const int64_t page_size : {8, 16, 64})
+    EXPECT_EQ(plan_decode(s, kH200Sms, page_size).splits, 2) << page_size;
 }
 
 TEST(Flash3DecodePlan, ShortOrCausalKeysDoNotSplit) {
