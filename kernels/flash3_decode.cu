@@ -26,8 +26,8 @@ DecodePlan plan_decode_here(const AttentionShape& shape, int64_t page_size) {
 }
 
 std::size_t decode_workspace_bytes_here(const AttentionShape& shape) {
-  // The workspace is sized before the K/V layout is known: room for the splits of a contiguous
-  // cache and of a paged one (the page size does not change them).
+  // The workspace is sized before the K/V layout is known: room for the splits of a cache read a
+  // block at a time and of one read a row at a time (any page smaller than a block).
   return std::max(decode_workspace_bytes(plan_decode_here(shape, 0), shape.head_dim),
                   decode_workspace_bytes(plan_decode_here(shape, 1), shape.head_dim));
 }

@@ -96,11 +96,23 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
     cp_async_16(s_q + ld_q + pass * kRowsPerPass * kRowBytes,
                 q + (valid ? r * D + ld_chunk * 8 : 0), valid);
   }
+  // Pages smaller than a block: the pool page of each of the thread's rows of key block nb, or -1
+  // past the visible keys. Looked up a block before find_kv_rows needs them, so that a table
+  // lookup has a whole block's compute to return in, not one wait.
+  using KvPages = int32_t[kKvPasses];
+  auto find_pages = [&](int nb, KvPages& pg) {
+    const int n0 = (first_block + nb) * kDecodeBlockN;
+#pragma unroll
+    for (int pass = 0; pass < kKvPasses; ++pass) {
+      const int key = n0 + ld_row + pass * kRowsPerPass;
+      pg[pass] = key < p.visible_keys ? p.kv.small_page(b, key) : -1;
+    }
+  };
   // Where the thread's rows of key block nb (counted in the split) lie in K and V, or -1 past the
-  // visible keys (zero-filled). Found before the wait for the block ahead of it, so that a paged
-  // cache's table lookups overlap that wait.
+  // visible keys (zero-filled), from `pg` where pages are smaller than a block. Found before the
+  // wait for the block ahead of it, so that a page lookup overlaps that wait.
   using KvRows = int64_t[kKvPasses];
-  auto find_kv_rows = [&](int nb, KvRows& at) {
+  auto find_kv_rows = [&](int nb, KvRows& at, const KvPages& pg) {
     const int n0 = (first_block + nb) * kDecodeBlockN;
     const bool small_pages = p.kv.small_pages();
     const int64_t block = small_pages ? 0 : p.kv.block_offset(b, h, n0);
@@ -108,10 +120,11 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
     for (int pass = 0; pass < kKvPasses; ++pass) {
       const int r = ld_row + pass * kRowsPerPass;
       at[pass] = -1;
-      if (n0 + r < p.visible_keys)
-        at[pass] =
-            (small_pages ? p.kv.small_page_offset(b, h, n0 + r) : block + r * p.kv.row_stride) +
-            ld_chunk * 8;
+      if (small_pages) {
+        if (pg[pass] >= 0) at[pass] = p.kv.small_page_row(pg[pass], h, n0 + r) + ld_chunk * 8;
+      } else if (n0 + r < p.visible_keys) {
+        at[pass] = block + r * p.kv.row_stride + ld_chunk * 8;
+      }
     }
   };
   auto load_kv = [&](const KvRows& at, int stage) {
@@ -146,6 +159,7 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
   };
 
   KvRows rows_ahead;
+  KvPages pages_ahead{};
   if constexpr (kTmaKv) {
     // Every stage filled at once; the other warps first touch the barriers after the main loop's
     // first __syncthreads.
@@ -167,11 +181,14 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
 #pragma unroll
     for (int s = 0; s < Traits::kStages - 1; ++s) {
       if (s < n_blocks) {
-        find_kv_rows(s, rows_ahead);
+        if (p.kv.small_pages()) find_pages(s, pages_ahead);
+        find_kv_rows(s, rows_ahead, pages_ahead);
         load_kv(rows_ahead, s);
       }
       cp_async_commit();
     }
+    if (p.kv.small_pages() && Traits::kStages - 1 < n_blocks)
+      find_pages(Traits::kStages - 1, pages_ahead);
   }
 
   const int warp = tid / 32;
@@ -227,7 +244,10 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
       if (load_ahead) load_boxes(box, free_stage);
       sm90::mbarrier_wait(s_full + 8 * stage, phase);  // block nb landed
     } else {
-      if (ahead < n_blocks) find_kv_rows(ahead, rows_ahead);
+      if (ahead < n_blocks) {
+        find_kv_rows(ahead, rows_ahead, pages_ahead);
+        if (p.kv.small_pages() && ahead + 1 < n_blocks) find_pages(ahead + 1, pages_ahead);
+      }
       cp_async_wait<Traits::kStages - 2>();  // block nb landed
       __syncthreads();  // ... for every thread, and every warp is done with nb - 1
       if (ahead < n_blocks) load_kv(rows_ahead, free_stage);

@@ -209,19 +209,24 @@ struct DecodePlan {
   bool tma_kv;           // K/V stream as TMA boxes, else by cp.async (plan_decode says when)
 };
 
-// `page_size`: K and V read through a block table, pages of that many tokens; 0: contiguous. Its
-// per-row lookups (pages of 16 or 32 tokens) come before each block's copies, and one CTA an SM
-// leaves that latency bare (H100, B16 H32/8 Skv32768 D128, pages of 16: 0.887 ms at one CTA an SM,
-// 0.724 at two), so a paged cache counts every CTA an SM holds as its fill. K and V stream as TMA
-// boxes from a contiguous cache, but for D64 plans of one CTA an SM, and at D128 from pages that
-// hold whole blocks (`page_size`, a multiple of kDecodeBlockN): a box ring refilled as soon as
-// every warp is past a block keeps one more block in flight (H100, TMA against cp.async: B64 H32/8
-// Skv32768 D64 1.361/1.372 ms, D128 2.684/2.700; B16 Skv4096 D128, one CTA an SM, 0.1008/0.1016;
-// B16 Skv32768 D128 pages of 64 0.6925/0.6988). By cp.async from smaller pages (pages of 16, B16
-// Skv32768 D128: 0.714/0.699 ms, a box a page), from D64 pages (pages of 64, B16 Skv4096:
-// 0.0627/0.0619) and at D64 one CTA an SM (B1 Skv4096 0.0144/0.0140 ms, Skv32768 0.0394/0.0390).
+// Whether a K/V cache of pages of `page_size` tokens (0: contiguous) is read a row at a time: each
+// row's page looked up in the block table, as pages smaller than a key block need. Pages of whole
+// blocks are read as a contiguous cache is, a page looked up once a block.
+inline bool decode_row_lookups(int64_t page_size) {
+  return page_size > 0 && page_size % kDecodeBlockN != 0;
+}
+
+// `page_size`: K and V read through a block table, pages of that many tokens; 0: contiguous.
+// A cache read a row at a time (decode_row_lookups) has its rows' lookups before each block's
+// copies, and one CTA an SM leaves that latency bare (H100, B16 H32/8 Skv32768 D128, pages of 16:
+// 0.887 ms at one CTA an SM, 0.724 at two), so it counts every CTA an SM holds as its fill and
+// streams by cp.async (a TMA box a page of 16 was slower: B16 Skv32768 D128 0.714/0.699 ms).
+// Otherwise K and V stream as TMA boxes but for D64 plans of one CTA an SM: a box ring refilled as
+// soon as every warp is past a block keeps one more block in flight (H100, TMA against cp.async:
+// B64 H32/8 Skv32768 D64 1.361/1.372 ms, D128 2.684/2.700; B16 Skv4096 D128, one CTA an SM,
+// 0.1008/0.1016; B16 Skv32768 D128 pages of 64 0.6925/0.6988), while at D64 one CTA an SM
+// cp.async was faster (B1 Skv4096 0.0140/0.0144 ms, Skv32768 0.0390/0.0394).
 inline DecodePlan plan_decode(const AttentionShape& s, int sms, int64_t page_size = 0) {
-  const bool paged = page_size > 0;
   DecodePlan p{};
   p.rows = decode_tile_rows(s);
   p.row_blocks = static_cast<int>((decode_group_rows(s) + p.rows - 1) / p.rows);
@@ -229,15 +234,15 @@ inline DecodePlan plan_decode(const AttentionShape& s, int sms, int64_t page_siz
   p.n_blocks = static_cast<int>((p.visible_keys + kDecodeBlockN - 1) / kDecodeBlockN);
   p.units = s.batch * s.kv_heads * p.row_blocks;
   const DecodeSlots slots = decode_slots(s.head_dim, p.rows);
-  const int ctas_to_fill = paged ? slots.wide : slots.fill;
+  const bool row_lookups = decode_row_lookups(page_size);
+  const int ctas_to_fill = row_lookups ? slots.wide : slots.fill;
   const int splits = decode_splits(p.units, p.n_blocks, sms, slots.wide, ctas_to_fill,
-                                   paged ? 0 : kDecodeMinBlocksToStack);
+                                   row_lookups ? 0 : kDecodeMinBlocksToStack);
   p.blocks_per_split = (p.n_blocks + splits - 1) / splits;
   p.splits = (p.n_blocks + p.blocks_per_split - 1) / p.blocks_per_split;  // none empty
   const bool one_each = p.units * p.splits <= sms;
   p.ctas_per_sm = one_each || p.splits > slots.wide_max_splits ? slots.deep : slots.wide;
-  p.tma_kv =
-      paged ? s.head_dim == 128 && page_size % kDecodeBlockN == 0 : s.head_dim != 64 || !one_each;
+  p.tma_kv = !row_lookups && (s.head_dim != 64 || !one_each);
   return p;
 }
 
@@ -296,10 +301,16 @@ struct DecodeKvAddress {
     const int64_t page = block_page(b, n0);
     return page * page_stride + h * head_stride + (n0 % page_size) * row_stride;
   }
-  // Key `key` of a cache whose blocks hold whole pages.
-  __host__ __device__ int64_t small_page_offset(int64_t b, int64_t h, int key) const {
-    const int64_t page = block_table[b * pages_per_sequence + (key >> page_shift)];
+  // Key `key` of a cache whose blocks hold whole pages: its pool page, its row's offset in that
+  // page, and both in one.
+  __host__ __device__ int32_t small_page(int64_t b, int key) const {
+    return block_table[b * pages_per_sequence + (key >> page_shift)];
+  }
+  __host__ __device__ int64_t small_page_row(int64_t page, int64_t h, int key) const {
     return page * page_stride + h * head_stride + (key & (page_size - 1)) * row_stride;
+  }
+  __host__ __device__ int64_t small_page_offset(int64_t b, int64_t h, int key) const {
+    return small_page_row(small_page(b, key), h, key);
   }
 };
 

@@ -117,10 +117,11 @@ TEST(Flash3Decode, LongCacheSplitsAndCombines) {
 
 // More CTAs than SMs: D64's one-tile kernel at its wide residency (4 CTAs an SM, 3 stages; the
 // odd-size cases above run one CTA an SM or fewer, on the deeper ring), split and combined; K/V
-// by TMA where contiguous (at D64 only such plans read them so), by cp.async where paged.
+// by TMA from a contiguous cache and pages of whole blocks (at D64 only such plans read them so),
+// by cp.async from pages of 16.
 TEST(Flash3Decode, ManyCtasAnSmRunTheWideRing) {
   std::vector<Problem> problems;
-  for (const int64_t page_size : {0, 16}) {
+  for (const int64_t page_size : {0, 16, 64}) {
     Problem long_keys = decode_problem(DType::bf16, 64, {32, 8}, 1, 131071, false, page_size);
     long_keys.batch = 1;
     problems.push_back(long_keys);
@@ -135,7 +136,7 @@ TEST(Flash3Decode, ManyCtasAnSmRunTheWideRing) {
     const flash3::DecodePlan plan =
         flash3::plan_decode(attention_shape(p), device.sm_count, p.page_size);
     EXPECT_EQ(plan.ctas_per_sm, flash3::decode_slots(64, 16).wide) << p.shape_label();
-    EXPECT_EQ(plan.tma_kv, p.page_size == 0) << p.shape_label();
+    EXPECT_EQ(plan.tma_kv, p.page_size != 16) << p.shape_label();
   }
   // Two m16 tiles (H64/8 x Sq4 = 32 rows) at 3 CTAs an SM, by TMA.
   Problem two_tiles = decode_problem(DType::bf16, 64, {64, 8}, 4, 4097, false, 0);

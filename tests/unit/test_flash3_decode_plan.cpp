@@ -119,21 +119,23 @@ TEST(Flash3DecodePlan, OneCtaAnSmTakesTheDeeperRing) {
   EXPECT_EQ(plan_decode(decode(1, 32, 8, 1, 32768), kH200Sms).ctas_per_sm, 2);
 }
 
-// K and V stream by TMA from a contiguous cache, except at D64 where each SM holds one CTA, and at
-// D128 from pages of whole blocks; other pages by cp.async.
-TEST(Flash3DecodePlan, TmaReadsContiguousCachesButOneD64CtaAnSmAndD128PagesOfWholeBlocks) {
+// K and V stream by TMA from a contiguous cache and from pages of whole blocks, except at D64
+// where each SM holds one CTA; smaller pages by cp.async.
+TEST(Flash3DecodePlan, TmaReadsWholeBlocksButOneD64CtaAnSm) {
   AttentionShape s = decode(64, 32, 8, 1, 32768);
-  EXPECT_TRUE(plan_decode(s, kH200Sms).tma_kv);
-  for (const int64_t page_size : {64, 128, 192})
-    EXPECT_TRUE(plan_decode(s, kH200Sms, page_size).tma_kv) << page_size;
-  for (const int64_t page_size : {1, 16, 32})
-    EXPECT_FALSE(plan_decode(s, kH200Sms, page_size).tma_kv) << page_size;
+  for (const int64_t head_dim : {64, 128}) {
+    s.head_dim = head_dim;
+    EXPECT_TRUE(plan_decode(s, kH200Sms).tma_kv);
+    for (const int64_t page_size : {64, 128, 192})
+      EXPECT_TRUE(plan_decode(s, kH200Sms, page_size).tma_kv) << page_size;
+    for (const int64_t page_size : {1, 16, 32})
+      EXPECT_FALSE(plan_decode(s, kH200Sms, page_size).tma_kv) << page_size;
+  }
   s.head_dim = 64;
-  EXPECT_FALSE(plan_decode(s, kH200Sms, 64).tma_kv);
-  EXPECT_TRUE(plan_decode(s, kH200Sms).tma_kv);
   s.batch = 1;
   ASSERT_LE(plan_decode(s, kH200Sms).units * plan_decode(s, kH200Sms).splits, kH200Sms);
   EXPECT_FALSE(plan_decode(s, kH200Sms).tma_kv);
+  EXPECT_FALSE(plan_decode(s, kH200Sms, 64).tma_kv);
   s.head_dim = 128;
   EXPECT_TRUE(plan_decode(s, kH200Sms).tma_kv);
 }
@@ -164,7 +166,8 @@ TEST(Flash3DecodePlan, AShortSplitDoesNotStackASecondCtaOnAnSm) {
 }
 
 // Splitting costs the combine: contiguous B16 H32/8 D64 keeps a sequence under 128 blocks whole,
-// one deep CTA on 128 SMs, and splits one of 128 in two, two wide CTAs an SM; paged, it splits.
+// one deep CTA on 128 SMs, and splits one of 128 in two, two wide CTAs an SM; in pages smaller
+// than a block, it splits.
 TEST(Flash3DecodePlan, AShortSequenceStaysWholeWhereItsCtasRunOneAnSm) {
   AttentionShape b16 = decode(16, 32, 8, 1, 4096);
   b16.head_dim = 64;
@@ -176,16 +179,21 @@ TEST(Flash3DecodePlan, AShortSequenceStaysWholeWhereItsCtasRunOneAnSm) {
   EXPECT_EQ(plan_decode(b16, kH200Sms).splits, 2);
   b16.seq_kv -= kDecodeBlockN;
   EXPECT_EQ(plan_decode(b16, kH200Sms).splits, 1);
-  EXPECT_EQ(plan_decode(decode(16, 32, 8, 1, 4096), kH200Sms, 16).splits, 2);  // paged
+  EXPECT_EQ(plan_decode(decode(16, 32, 8, 1, 4096), kH200Sms, 16).splits, 2);  // pages of 16
 }
 
-// B16 H32/8 D128: one CTA an SM contiguous; paged (any page size), two an SM (256 CTAs) for the
-// lookups' latency.
-TEST(Flash3DecodePlan, APagedCacheFillsEverySlotOfAnSm) {
+// B16 H32/8 D128: one CTA an SM contiguous and in pages of whole blocks; in smaller pages, two an
+// SM (256 CTAs) for the rows' lookups' latency.
+TEST(Flash3DecodePlan, PagesReadARowAtATimeFillEverySlotOfAnSm) {
   const AttentionShape s = decode(16, 32, 8, 1, 32768);
   EXPECT_EQ(plan_decode(s, kH200Sms).splits, 1);
-  for (const int64_t page_size : {8, 16, 64})
+  for (const int64_t page_size : {64, 128})
+    EXPECT_EQ(plan_decode(s, kH200Sms, page_size).splits, 1) << page_size;
+  for (const int64_t page_size : {8, 16, 32})
     EXPECT_EQ(plan_decode(s, kH200Sms, page_size).splits, 2) << page_size;
+  EXPECT_FALSE(decode_row_lookups(0));
+  EXPECT_FALSE(decode_row_lookups(192));
+  EXPECT_TRUE(decode_row_lookups(1));
 }
 
 TEST(Flash3DecodePlan, ShortOrCausalKeysDoNotSplit) {
