@@ -301,16 +301,13 @@ struct DecodeKvAddress {
     const int64_t page = block_page(b, n0);
     return page * page_stride + h * head_stride + (n0 % page_size) * row_stride;
   }
-  // Key `key` of a cache whose blocks hold whole pages: its pool page, its row's offset in that
-  // page, and both in one.
+  // Key `key` of a cache whose blocks hold whole pages: its pool page (looked up ahead of its
+  // use), then its row's offset in that page.
   __host__ __device__ int32_t small_page(int64_t b, int key) const {
     return block_table[b * pages_per_sequence + (key >> page_shift)];
   }
   __host__ __device__ int64_t small_page_row(int64_t page, int64_t h, int key) const {
     return page * page_stride + h * head_stride + (key & (page_size - 1)) * row_stride;
-  }
-  __host__ __device__ int64_t small_page_offset(int64_t b, int64_t h, int key) const {
-    return small_page_row(small_page(b, key), h, key);
   }
 };
 

@@ -271,7 +271,7 @@ TEST(Flash3DecodePlan, KvAddressesAreThePagedLayouts) {
       for (int64_t h = 0; h < s.kv_heads; ++h)
         for (int key = 0; key < s.seq_kv; ++key) {
           const int n0 = key / kDecodeBlockN * kDecodeBlockN;
-          const int64_t at = a.small_pages() ? a.small_page_offset(b, h, key)
+          const int64_t at = a.small_pages() ? a.small_page_row(a.small_page(b, key), h, key)
                                              : a.block_offset(b, h, n0) + (key - n0) * a.row_stride;
           ASSERT_EQ(at, paged_kv_offset(l, table.data(), b, h, key))
               << "b " << b << " h " << h << " key " << key;
