@@ -195,8 +195,7 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
       }
       cp_async_commit();
     }
-    if (paged && Traits::kStages - 1 < n_blocks)
-      find_pages(Traits::kStages - 1, pages_ahead);
+    if (paged && Traits::kStages - 1 < n_blocks) find_pages(Traits::kStages - 1, pages_ahead);
   }
 
   const int warp = tid / 32;
