@@ -96,26 +96,34 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
     cp_async_16(s_q + ld_q + pass * kRowsPerPass * kRowBytes,
                 q + (valid ? r * D + ld_chunk * 8 : 0), valid);
   }
-  // Pages smaller than a block: the pool page of each of the thread's rows of key block nb, or -1
-  // past the visible keys. Looked up a block before find_kv_rows needs them, so that a table
-  // lookup has a whole block's compute to return in, not one wait.
+  // A paged cache: the pool pages of key block nb (counted in the split), looked up a block before
+  // find_kv_rows needs them, so that a table lookup has a whole block's compute to return in, not
+  // one wait. Pages smaller than a block: the page of each of the thread's rows, or -1 past the
+  // visible keys; pages of whole blocks: the block's page, in pg[0].
   using KvPages = int32_t[kKvPasses];
+  const bool paged = p.kv.block_table != nullptr;
   auto find_pages = [&](int nb, KvPages& pg) {
     const int n0 = (first_block + nb) * kDecodeBlockN;
+    if (!p.kv.small_pages()) {
+      pg[0] = p.kv.block_page(b, n0);
+      return;
+    }
 #pragma unroll
     for (int pass = 0; pass < kKvPasses; ++pass) {
       const int key = n0 + ld_row + pass * kRowsPerPass;
       pg[pass] = key < p.visible_keys ? p.kv.small_page(b, key) : -1;
     }
   };
-  // Where the thread's rows of key block nb (counted in the split) lie in K and V, or -1 past the
-  // visible keys (zero-filled), from `pg` where pages are smaller than a block. Found before the
-  // wait for the block ahead of it, so that a page lookup overlaps that wait.
+  // Where the thread's rows of key block nb lie in K and V, or -1 past the visible keys
+  // (zero-filled), from find_pages' `pg` where the cache is paged. Found before the wait for the
+  // block ahead of it.
   using KvRows = int64_t[kKvPasses];
   auto find_kv_rows = [&](int nb, KvRows& at, const KvPages& pg) {
     const int n0 = (first_block + nb) * kDecodeBlockN;
     const bool small_pages = p.kv.small_pages();
-    const int64_t block = small_pages ? 0 : p.kv.block_offset(b, h, n0);
+    const int64_t block = small_pages ? 0
+                          : paged     ? p.kv.block_row(pg[0], h, n0)
+                                      : p.kv.block_offset(b, h, n0);
 #pragma unroll
     for (int pass = 0; pass < kKvPasses; ++pass) {
       const int r = ld_row + pass * kRowsPerPass;
@@ -181,14 +189,13 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
 #pragma unroll
     for (int s = 0; s < Traits::kStages - 1; ++s) {
       if (s < n_blocks) {
-        if (p.kv.small_pages()) find_pages(s, pages_ahead);
+        if (paged) find_pages(s, pages_ahead);
         find_kv_rows(s, rows_ahead, pages_ahead);
         load_kv(rows_ahead, s);
       }
       cp_async_commit();
     }
-    if (p.kv.small_pages() && Traits::kStages - 1 < n_blocks)
-      find_pages(Traits::kStages - 1, pages_ahead);
+    if (paged && Traits::kStages - 1 < n_blocks) find_pages(Traits::kStages - 1, pages_ahead);
   }
 
   const int warp = tid / 32;
@@ -246,7 +253,7 @@ __global__ void __launch_bounds__(kDecodeThreads, kCtasPerSm)
     } else {
       if (ahead < n_blocks) {
         find_kv_rows(ahead, rows_ahead, pages_ahead);
-        if (p.kv.small_pages() && ahead + 1 < n_blocks) find_pages(ahead + 1, pages_ahead);
+        if (paged && ahead + 1 < n_blocks) find_pages(ahead + 1, pages_ahead);
       }
       cp_async_wait<Traits::kStages - 2>();  // block nb landed
       __syncthreads();  // ... for every thread, and every warp is done with nb - 1

@@ -298,7 +298,10 @@ struct DecodeKvAddress {
   // it at row_stride.
   __host__ __device__ int64_t block_offset(int64_t b, int64_t h, int n0) const {
     if (block_table == nullptr) return b * page_stride + h * head_stride + n0 * row_stride;
-    const int64_t page = block_page(b, n0);
+    return block_row(block_page(b, n0), h, n0);
+  }
+  // The same from the block's pool page (block_page's).
+  __host__ __device__ int64_t block_row(int64_t page, int64_t h, int n0) const {
     return page * page_stride + h * head_stride + (n0 % page_size) * row_stride;
   }
   // Key `key` of a cache whose blocks hold whole pages: its pool page (looked up ahead of its

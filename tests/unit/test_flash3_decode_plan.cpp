@@ -275,6 +275,9 @@ TEST(Flash3DecodePlan, KvAddressesAreThePagedLayouts) {
                                              : a.block_offset(b, h, n0) + (key - n0) * a.row_stride;
           ASSERT_EQ(at, paged_kv_offset(l, table.data(), b, h, key))
               << "b " << b << " h " << h << " key " << key;
+          if (!a.small_pages()) {  // the cp.async path's form: the block's page looked up ahead
+            ASSERT_EQ(a.block_row(a.block_page(b, n0), h, n0), a.block_offset(b, h, n0)) << key;
+          }
         }
   }
   const DecodeKvAddress c = contiguous_kv_address(s);
