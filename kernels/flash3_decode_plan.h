@@ -49,10 +49,13 @@ struct DecodeStacking {
 // key blocks (H100, B16 H32/8 D64, unsplit against 2 splits: Skv4096 0.0586/0.0610 ms, Skv8192
 // 0.1043/0.1032, Skv16384 0.195/0.188).
 inline constexpr DecodeStacking kDecodeStacking{32, 128};
-// A cache read a row at a time (decode_row_lookups) stacks from shorter splits and at any length:
-// one CTA an SM leaves its rows' lookups' latency bare (B16 Skv4096 D64, pages of 16: 0.0801 ms
-// unsplit, 0.0645 in two).
-inline constexpr DecodeStacking kDecodeRowLookupStacking{16, 0};
+// A cache read a row at a time (decode_row_lookups) stacks at any length: one CTA an SM leaves its
+// rows' lookups' latency bare (B16 Skv4096 D64, pages of 16: 0.0801 ms unsplit, 0.0645 in two).
+// At D64 it stacks from splits of 16 blocks, at D128 of 32 (H100, B1 H32/8 Skv32768, pages of 16,
+// 31 splits of 17 blocks against 16 of 32: D64 0.0417/0.0445 ms, D128 0.0655/0.0641).
+inline constexpr DecodeStacking decode_row_lookup_stacking(int64_t head_dim) {
+  return {head_dim == 64 ? 16 : kDecodeStacking.min_split_blocks, 0};
+}
 
 // Shared memory after a decode CTA's main loop, laid over its drained K/V stages
 // (flash3_decode_combine.cuh): each warp's part of O and its rows' max and sum, the rows' factors
@@ -228,7 +231,7 @@ inline bool decode_row_lookups(int64_t page_size) {
 // copies, and one CTA an SM leaves that latency bare (H100, B16 H32/8 Skv32768 D128, pages of 16:
 // 0.887 ms at one CTA an SM, 0.724 at two), so it counts at least two CTAs an SM as its fill (not
 // every one an SM holds: at D64, four split B1 H32/8 Skv131072 61 ways, 0.1165 ms, where the 32
-// ways of two ran 0.1110), stacks as kDecodeRowLookupStacking allows, and streams by cp.async (a
+// ways of two ran 0.1110), stacks as decode_row_lookup_stacking allows, and streams by cp.async (a
 // TMA box a page of 16 was slower: B16 Skv32768 D128 0.714/0.699 ms). Otherwise K and V stream as
 // TMA boxes but for D64 plans of one CTA an SM: a box ring refilled as soon as every warp is past a
 // block keeps one more block in flight (H100, TMA against cp.async: B64 H32/8 Skv32768
@@ -245,8 +248,9 @@ inline DecodePlan plan_decode(const AttentionShape& s, int sms, int64_t page_siz
   const DecodeSlots slots = decode_slots(s.head_dim, p.rows);
   const bool row_lookups = decode_row_lookups(page_size);
   const int ctas_to_fill = row_lookups ? std::max(slots.fill, 2) : slots.fill;
-  const int splits = decode_splits(p.units, p.n_blocks, sms, slots.wide, ctas_to_fill,
-                                   row_lookups ? kDecodeRowLookupStacking : kDecodeStacking);
+  const int splits =
+      decode_splits(p.units, p.n_blocks, sms, slots.wide, ctas_to_fill,
+                    row_lookups ? decode_row_lookup_stacking(s.head_dim) : kDecodeStacking);
   p.blocks_per_split = (p.n_blocks + splits - 1) / splits;
   p.splits = (p.n_blocks + p.blocks_per_split - 1) / p.blocks_per_split;  // none empty
   const bool one_each = p.units * p.splits <= sms;

@@ -154,19 +154,20 @@ TEST(Flash3DecodePlan, HeadDim64FillsAnSmWithTwoCtasAndRunsOneResidentWave) {
 
 // A split that puts a second CTA on an SM must be long: B1 H32/8 D64 Skv32768 (512 blocks) stops
 // at one CTA an SM, Skv131072 (2048 blocks) stacks two. Read a row at a time (pages of 16), half
-// as long will do: 31 splits of 17 blocks.
+// as long will do at D64: 31 splits of 17 blocks; D128 keeps 16 of 32.
 TEST(Flash3DecodePlan, AShortSplitDoesNotStackASecondCtaOnAnSm) {
   AttentionShape b1 = decode(1, 32, 8, 1, 32768);
   b1.head_dim = 64;
   EXPECT_EQ(plan_decode(b1, kH200Sms).splits, 16);
+  const DecodePlan paged = plan_decode(b1, kH200Sms, 16);
+  EXPECT_EQ(paged.splits, 31);
+  EXPECT_GE(paged.blocks_per_split, decode_row_lookup_stacking(64).min_split_blocks);
+  EXPECT_LT(paged.blocks_per_split, kDecodeStacking.min_split_blocks);
+  EXPECT_EQ(plan_decode(decode(1, 32, 8, 1, 32768), kH200Sms, 16).splits, 16);  // D128
   b1.seq_kv = 131072;
   const DecodePlan long_keys = plan_decode(b1, kH200Sms);
   EXPECT_GT(long_keys.splits, 16);
   EXPECT_GE(long_keys.blocks_per_split, kDecodeStacking.min_split_blocks);
-  const DecodePlan paged = plan_decode(decode(1, 32, 8, 1, 32768), kH200Sms, 16);
-  EXPECT_EQ(paged.splits, 31);
-  EXPECT_GE(paged.blocks_per_split, kDecodeRowLookupStacking.min_split_blocks);
-  EXPECT_LT(paged.blocks_per_split, kDecodeStacking.min_split_blocks);
 }
 
 // Read a row at a time, D64 counts two CTAs an SM as its fill, not the four it holds: B1 H32/8
