@@ -34,17 +34,28 @@ inline constexpr int kDecodeMaxRows = 32;  // packed query rows of one CTA: two 
 // and a sequence splits at most this many ways (the combine reads every split's part).
 inline constexpr int kDecodeMinSplitBlocks = 4;
 inline constexpr int kDecodeMaxSplits = 128;
-// A split that puts a second CTA on an SM pays its prologue, Q load and part write again for the
-// same SM's share of HBM: worth it only when long (H100, B1 H32/8 Skv32768 D64: 31 splits of
-// 16-17 blocks, two CTAs on most SMs, 0.0434 ms; 16 of 32 blocks, one an SM, 0.0394).
-inline constexpr int kDecodeMinStackedSplitBlocks = 32;
-// Splitting at all costs the combine (every part written, then the last CTA's merge: about 2 us
-// on the H100). Where the unsplit CTAs of a contiguous cache already run one an SM, on the deep
-// ring, a split that stacks a second CTA gains only the bytes in flight that ring lacks, worth the
-// combine from about 100 key blocks (H100, B16 H32/8 D64, unsplit against 2 splits: Skv4096
-// 0.0586/0.0610 ms, Skv8192 0.1043/0.1032, Skv16384 0.195/0.188). A paged cache splits anyway:
-// one CTA an SM leaves its page lookups' latency bare (Skv4096 D64, pages of 16: 0.0801/0.0645).
-inline constexpr int kDecodeMinBlocksToStack = 128;
+// When a split may put a second CTA on an SM that the unsplit CTAs would leave to one: its splits
+// at least `min_split_blocks` long, its sequence at least `min_blocks`.
+struct DecodeStacking {
+  int64_t min_split_blocks;
+  int64_t min_blocks;
+};
+// A contiguous cache (or pages of whole blocks). A stacked split pays its prologue, Q load and
+// part write again for the same SM's share of HBM: worth it only when long (H100, B1 H32/8
+// Skv32768 D64: 31 splits of 16-17 blocks, two CTAs on most SMs, 0.0434 ms; 16 of 32 blocks, one
+// an SM, 0.0394). And splitting at all costs the combine (every part written, then the last CTA's
+// merge: about 2 us on the H100): where the unsplit CTAs already run one an SM, on the deep ring,
+// a stacked split gains only the bytes in flight that ring lacks, worth the combine from about 100
+// key blocks (H100, B16 H32/8 D64, unsplit against 2 splits: Skv4096 0.0586/0.0610 ms, Skv8192
+// 0.1043/0.1032, Skv16384 0.195/0.188).
+inline constexpr DecodeStacking kDecodeStacking{32, 128};
+// A cache read a row at a time (decode_row_lookups) stacks at any length: one CTA an SM leaves its
+// rows' lookups' latency bare (B16 Skv4096 D64, pages of 16: 0.0801 ms unsplit, 0.0645 in two).
+// At D64 it stacks from splits of 16 blocks, at D128 of 32 (H100, B1 H32/8 Skv32768, pages of 16,
+// 31 splits of 17 blocks against 16 of 32: D64 0.0417/0.0445 ms, D128 0.0655/0.0641).
+inline constexpr DecodeStacking decode_row_lookup_stacking(int64_t head_dim) {
+  return {head_dim == 64 ? 16 : kDecodeStacking.min_split_blocks, 0};
+}
 
 // Shared memory after a decode CTA's main loop, laid over its drained K/V stages
 // (flash3_decode_combine.cuh): each warp's part of O and its rows' max and sum, the rows' factors
@@ -161,14 +172,13 @@ inline double decode_balance(int64_t ctas, int sms, int ctas_per_sm, int ctas_to
 
 // The split heuristic: `units` CTAs of `n_blocks` key blocks each split into the fewest parts whose
 // balance (above) is within 5% of the best count's, among counts that change the blocks a split
-// holds, at most kDecodeMaxSplits and at least kDecodeMinSplitBlocks blocks a split
-// (kDecodeMinStackedSplitBlocks where the split alone puts more than one CTA on an SM, and then
-// only for a sequence of `min_blocks_to_stack` blocks or more).
+// holds, at most kDecodeMaxSplits and at least kDecodeMinSplitBlocks blocks a split (where the
+// split alone puts more than one CTA on an SM, as `stacking` allows).
 // FlashAttention's decode heuristic counts CTA slots alone; on the H100 that split B16 H32/8 D128
 // in two (256 CTAs, 0.712 ms) where one CTA an SM is faster (0.701), and left D64 B64 unsplit
 // (docs/kernel-notes.md, the split sweep).
 inline int decode_splits(int64_t units, int64_t n_blocks, int sms, int ctas_per_sm,
-                         int ctas_to_fill, int64_t min_blocks_to_stack) {
+                         int ctas_to_fill, DecodeStacking stacking) {
   sms = std::max(sms, 1);
   ctas_per_sm = std::max(ctas_per_sm, 1);
   ctas_to_fill = std::clamp(ctas_to_fill, 1, ctas_per_sm);
@@ -180,8 +190,8 @@ inline int decode_splits(int64_t units, int64_t n_blocks, int sms, int ctas_per_
     if (splits == 1) return true;
     const bool stacked = units <= sms && units * splits > sms;
     return blocks_each(splits) != blocks_each(splits - 1) &&
-           (!stacked || (blocks_each(splits) >= kDecodeMinStackedSplitBlocks &&
-                         n_blocks >= min_blocks_to_stack));
+           (!stacked ||
+            (blocks_each(splits) >= stacking.min_split_blocks && n_blocks >= stacking.min_blocks));
   };
   const auto balance = [&](int64_t splits) {
     return decode_balance(units * splits, sms, ctas_per_sm, ctas_to_fill);
@@ -219,13 +229,15 @@ inline bool decode_row_lookups(int64_t page_size) {
 // `page_size`: K and V read through a block table, pages of that many tokens; 0: contiguous.
 // A cache read a row at a time (decode_row_lookups) has its rows' lookups before each block's
 // copies, and one CTA an SM leaves that latency bare (H100, B16 H32/8 Skv32768 D128, pages of 16:
-// 0.887 ms at one CTA an SM, 0.724 at two), so it counts every CTA an SM holds as its fill and
-// streams by cp.async (a TMA box a page of 16 was slower: B16 Skv32768 D128 0.714/0.699 ms).
-// Otherwise K and V stream as TMA boxes but for D64 plans of one CTA an SM: a box ring refilled as
-// soon as every warp is past a block keeps one more block in flight (H100, TMA against cp.async:
-// B64 H32/8 Skv32768 D64 1.361/1.372 ms, D128 2.684/2.700; B16 Skv4096 D128, one CTA an SM,
-// 0.1008/0.1016; B16 Skv32768 D128 pages of 64 0.6925/0.6988), while at D64 one CTA an SM
-// cp.async was faster (B1 Skv4096 0.0140/0.0144 ms, Skv32768 0.0390/0.0394).
+// 0.887 ms at one CTA an SM, 0.724 at two), so it counts at least two CTAs an SM as its fill (not
+// every one an SM holds: at D64, four split B1 H32/8 Skv131072 61 ways, 0.1165 ms, where the 32
+// ways of two ran 0.1110), stacks as decode_row_lookup_stacking allows, and streams by cp.async (a
+// TMA box a page of 16 was slower: B16 Skv32768 D128 0.714/0.699 ms). Otherwise K and V stream as
+// TMA boxes but for D64 plans of one CTA an SM: a box ring refilled as soon as every warp is past a
+// block keeps one more block in flight (H100, TMA against cp.async: B64 H32/8 Skv32768
+// D64 1.361/1.372 ms, D128 2.684/2.700; B16 Skv4096 D128, one CTA an SM, 0.1008/0.1016; B16
+// Skv32768 D128 pages of 64 0.6925/0.6988), while at D64 one CTA an SM cp.async was faster (B1
+// Skv4096 0.0140/0.0144 ms, Skv32768 0.0390/0.0394).
 inline DecodePlan plan_decode(const AttentionShape& s, int sms, int64_t page_size = 0) {
   DecodePlan p{};
   p.rows = decode_tile_rows(s);
@@ -235,9 +247,10 @@ inline DecodePlan plan_decode(const AttentionShape& s, int sms, int64_t page_siz
   p.units = s.batch * s.kv_heads * p.row_blocks;
   const DecodeSlots slots = decode_slots(s.head_dim, p.rows);
   const bool row_lookups = decode_row_lookups(page_size);
-  const int ctas_to_fill = row_lookups ? slots.wide : slots.fill;
-  const int splits = decode_splits(p.units, p.n_blocks, sms, slots.wide, ctas_to_fill,
-                                   row_lookups ? 0 : kDecodeMinBlocksToStack);
+  const int ctas_to_fill = row_lookups ? std::max(slots.fill, 2) : slots.fill;
+  const int splits =
+      decode_splits(p.units, p.n_blocks, sms, slots.wide, ctas_to_fill,
+                    row_lookups ? decode_row_lookup_stacking(s.head_dim) : kDecodeStacking);
   p.blocks_per_split = (p.n_blocks + splits - 1) / splits;
   p.splits = (p.n_blocks + p.blocks_per_split - 1) / p.blocks_per_split;  // none empty
   const bool one_each = p.units * p.splits <= sms;

@@ -153,16 +153,29 @@ TEST(Flash3DecodePlan, HeadDim64FillsAnSmWithTwoCtasAndRunsOneResidentWave) {
 }
 
 // A split that puts a second CTA on an SM must be long: B1 H32/8 D64 Skv32768 (512 blocks) stops
-// at one CTA an SM, Skv131072 (2048 blocks) stacks two; a paged D128 B1 stops at one too.
+// at one CTA an SM, Skv131072 (2048 blocks) stacks two. Read a row at a time (pages of 16), half
+// as long will do at D64: 31 splits of 17 blocks; D128 keeps 16 of 32.
 TEST(Flash3DecodePlan, AShortSplitDoesNotStackASecondCtaOnAnSm) {
   AttentionShape b1 = decode(1, 32, 8, 1, 32768);
   b1.head_dim = 64;
   EXPECT_EQ(plan_decode(b1, kH200Sms).splits, 16);
+  const DecodePlan paged = plan_decode(b1, kH200Sms, 16);
+  EXPECT_EQ(paged.splits, 31);
+  EXPECT_GE(paged.blocks_per_split, decode_row_lookup_stacking(64).min_split_blocks);
+  EXPECT_LT(paged.blocks_per_split, kDecodeStacking.min_split_blocks);
+  EXPECT_EQ(plan_decode(decode(1, 32, 8, 1, 32768), kH200Sms, 16).splits, 16);  // D128
   b1.seq_kv = 131072;
   const DecodePlan long_keys = plan_decode(b1, kH200Sms);
   EXPECT_GT(long_keys.splits, 16);
-  EXPECT_GE(long_keys.blocks_per_split, kDecodeMinStackedSplitBlocks);
-  EXPECT_EQ(plan_decode(decode(1, 32, 8, 1, 32768), kH200Sms, 16).splits, 16);
+  EXPECT_GE(long_keys.blocks_per_split, kDecodeStacking.min_split_blocks);
+}
+
+// Read a row at a time, D64 counts two CTAs an SM as its fill, not the four it holds: B1 H32/8
+// Skv131072 (2048 blocks, 8 units) splits 32 ways, two CTAs on 128 SMs, not 61.
+TEST(Flash3DecodePlan, PagesReadARowAtATimeCountTwoCtasAsAnSmsFill) {
+  AttentionShape s = decode(1, 32, 8, 1, 131072);
+  s.head_dim = 64;
+  EXPECT_EQ(plan_decode(s, kH200Sms, 16).splits, 32);
 }
 
 // Splitting costs the combine: contiguous B16 H32/8 D64 keeps a sequence under 128 blocks whole,
@@ -175,7 +188,7 @@ TEST(Flash3DecodePlan, AShortSequenceStaysWholeWhereItsCtasRunOneAnSm) {
   EXPECT_EQ(short_keys.splits, 1);
   EXPECT_EQ(short_keys.ctas_per_sm, decode_slots(64, 16).deep);
   EXPECT_EQ(decode_workspace_bytes(short_keys, 64), 0u);
-  b16.seq_kv = kDecodeMinBlocksToStack * kDecodeBlockN;
+  b16.seq_kv = kDecodeStacking.min_blocks * kDecodeBlockN;
   EXPECT_EQ(plan_decode(b16, kH200Sms).splits, 2);
   b16.seq_kv -= kDecodeBlockN;
   EXPECT_EQ(plan_decode(b16, kH200Sms).splits, 1);
@@ -184,7 +197,7 @@ TEST(Flash3DecodePlan, AShortSequenceStaysWholeWhereItsCtasRunOneAnSm) {
 
 // B16 H32/8 D128: one CTA an SM contiguous and in pages of whole blocks; in smaller pages, two an
 // SM (256 CTAs) for the rows' lookups' latency.
-TEST(Flash3DecodePlan, PagesReadARowAtATimeFillEverySlotOfAnSm) {
+TEST(Flash3DecodePlan, PagesReadARowAtATimeRunTwoCtasAnSm) {
   const AttentionShape s = decode(16, 32, 8, 1, 32768);
   EXPECT_EQ(plan_decode(s, kH200Sms).splits, 1);
   for (const int64_t page_size : {64, 128})
@@ -227,7 +240,7 @@ TEST(Flash3DecodePlan, SplitsAreNeverEmptyAndCoverEveryBlock) {
       for (int64_t units = 1; units <= 300; units += 13)
         for (int64_t blocks = 1; blocks <= 2100; blocks += 7) {
           const int fill = std::min(ctas, 2);
-          const int splits = decode_splits(units, blocks, sms, ctas, fill, kDecodeMinBlocksToStack);
+          const int splits = decode_splits(units, blocks, sms, ctas, fill, kDecodeStacking);
           ASSERT_GE(splits, 1);
           ASSERT_LE(splits, kDecodeMaxSplits);
           const int64_t each = (blocks + splits - 1) / splits;
