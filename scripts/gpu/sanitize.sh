@@ -4,7 +4,8 @@
 # BACKENDS=flash3:all runs every flash3 schedule (the default "all" runs its default one). Sq 4 runs
 # flash3's decode kernel; a second run per tool reads a paged cache (flash3 alone reads pages) with
 # splits (Skv 1000) and a partly filled last page, a third pages of 64 at D64 on more CTAs than SMs
-# (the TMA ring at 4 CTAs an SM).
+# (the TMA ring at 4 CTAs an SM), a fourth a long paged cache split into ~31 parts (B1 H32/8 Skv32768,
+# pages of 16: the row-lookup plans' split counts).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${BUILD:-build}
@@ -19,6 +20,8 @@ paged=(--batch 2 --heads 8 --kv-heads 2 --seq 1,16 --seq-kv 17,1000 --page-size 
        --head-dim 64,128 --dtype bf16 --no-causal --warmup 0 --min-samples 1 --min-time 0)
 paged_wide=(--batch 40 --heads 8 --kv-heads 8 --seq 1 --seq-kv 1000 --page-size 64 --head-dim 64
             --dtype bf16 --no-causal --warmup 0 --min-samples 1 --min-time 0)
+paged_long=(--batch 1 --heads 32 --kv-heads 8 --seq 1 --seq-kv 32768 --page-size 16 --head-dim 64,128
+            --dtype bf16 --no-causal --warmup 0 --min-samples 1 --min-time 0)
 log_dir=${LOG_DIR:-/tmp}
 status=0
 for tool in ${SANITIZER_TOOLS:-memcheck racecheck initcheck synccheck}; do
@@ -30,7 +33,7 @@ for tool in ${SANITIZER_TOOLS:-memcheck racecheck initcheck synccheck}; do
   rc=$?
   case ",$own_backends," in
     *,flash3,*)
-      for cases in "paged[@]" "paged_wide[@]"; do
+      for cases in "paged[@]" "paged_wide[@]" "paged_long[@]"; do
         "$sanitizer" --tool "$tool" --error-exitcode 99 "$build/src/sdpa-prof" --backend flash3 \
           "${!cases}" >>"$log_dir/sanitize-$tool.log" 2>&1
         paged_rc=$?
