@@ -38,7 +38,8 @@
 #              findings; the graph GPU tests                                            (~330)
 #   flash3     flash3_check.sh: schedules, fused tests, hopper-bench, long               (~250)
 #   hopper     hopper-bench alone (flash, flash3, cudnn; FLASH3=flash3:all adds every
-#              schedule) with counters, one line per case (scripts/hopper_table.py)       (~60)
+#              schedule) with counters, one line per case (scripts/hopper_table.py), and
+#              `compare` against results/<gpu>-hopper-bench.json where it exists         (~60)
 #   ab         flash3_ab.sh: build/base/sdpa-prof (BASE) against this build, 3 rounds
 #              alternating over hopper-bench, flash3 schedules and cuDNN                (~300)
 #   decode     issue 32: the read ceiling (`ceilings --remeasure`, its kernel's GPU test), the paged-cache and
@@ -258,6 +259,15 @@ part_hopper() {
     --min-time 0.5 --quiet --json "$1/hopper.json" >"$1/hopper.txt" 2>&1
   local rc=$?
   python3 scripts/hopper_table.py "$1/hopper.json"
+  # Against the committed result of this GPU, where there is one (prefill must not get slower).
+  local base
+  base=results/$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 |
+    grep -oiE 'h100|h200|a100' | head -1 | tr A-Z a-z)-hopper-bench.json
+  if [ -f "$base" ]; then
+    $tool compare "$base" "$1/hopper.json" >"$1/compare.txt" 2>&1
+    echo "compare against $base: rc=$? (1: a regression)"
+    tail -20 "$1/compare.txt"
+  fi
   return $rc
 }
 decode_run=(--min-time 0.2 --no-counters --quiet --case-timeout 120)
